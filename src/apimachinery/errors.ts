@@ -1,0 +1,221 @@
+/**
+ * Status errors: one class, discriminated by the upstream StatusReason. Every failure a client can see is a
+ * StatusError, turned into a `Status` object (or, for the few upstream plain-text answers, text) in one place:
+ * src/server/responsewriters.ts.
+ */
+import type { FieldError } from './field.ts';
+import { aggregateText } from './field.ts';
+
+export type StatusReason =
+  | ''
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Invalid'
+  | 'BadRequest'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'UnsupportedMediaType'
+  | 'RequestEntityTooLarge'
+  | 'Expired'
+  | 'Gone'
+  | 'TooManyRequests'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'InternalError'
+  | 'Timeout'
+  | 'ServiceUnavailable';
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: { continue?: string; resourceVersion?: string };
+  status: 'Success' | 'Failure';
+  message?: string;
+  reason?: StatusReason;
+  details?: StatusDetails;
+  code?: number;
+}
+
+/** A group and resource, e.g. `{group: 'events.cluster.io', resource: 'events'}`. */
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+export function qualifiedResource(gr: GroupResource): string {
+  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+}
+
+export class StatusError extends Error {
+  readonly code: number;
+  readonly reason: StatusReason;
+  readonly details: StatusDetails | undefined;
+  /** Extra list metadata, used by 410 Expired on continue tokens. */
+  readonly metadata: Status['metadata'];
+
+  constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails, metadata: Status['metadata'] = {}) {
+    super(message);
+    this.name = 'StatusError';
+    this.code = code;
+    this.reason = reason;
+    this.details = details;
+    this.metadata = metadata;
+  }
+
+  toStatus(): Status {
+    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: this.metadata, status: 'Failure' };
+    if (this.message) s.message = this.message;
+    if (this.reason) s.reason = this.reason;
+    if (this.details) s.details = this.details;
+    s.code = this.code;
+    return s;
+  }
+}
+
+export function isStatusError(e: unknown): e is StatusError {
+  return e instanceof StatusError;
+}
+
+export function isReason(e: unknown, reason: StatusReason): boolean {
+  return e instanceof StatusError && e.reason === reason;
+}
+
+function details(gr: GroupResource, name: string): StatusDetails {
+  const d: StatusDetails = {};
+  if (name) d.name = name;
+  if (gr.group) d.group = gr.group;
+  d.kind = gr.resource;
+  return d;
+}
+
+export function newNotFound(gr: GroupResource, name: string): StatusError {
+  return new StatusError(404, 'NotFound', `${qualifiedResource(gr)} "${name}" not found`, details(gr, name));
+}
+
+export function newAlreadyExists(gr: GroupResource, name: string): StatusError {
+  return new StatusError(409, 'AlreadyExists', `${qualifiedResource(gr)} "${name}" already exists`, details(gr, name));
+}
+
+/** The name-generation collision error: upstream leaves the group out and asks the client to retry. */
+export function newGenerateNameConflict(gr: GroupResource, name: string): StatusError {
+  return new StatusError(
+    409,
+    'AlreadyExists',
+    `${gr.resource} "${name}" already exists, the server was not able to generate a unique name for the object`,
+    { name, kind: gr.resource, retryAfterSeconds: 1 },
+  );
+}
+
+export function newConflict(gr: GroupResource, name: string, reason: string): StatusError {
+  return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${reason}`, details(gr, name));
+}
+
+export const OPTIMISTIC_LOCK_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again';
+
+/**
+ * Invalid for an object. `kind` is the internal kind (`Event`): upstream validates internal objects, so the
+ * qualified kind has an empty group and the details carry no group.
+ */
+export function newInvalid(kind: { group: string; kind: string }, name: string, errs: FieldError[]): StatusError {
+  const qualifiedKind = kind.group ? `${kind.kind}.${kind.group}` : kind.kind;
+  const causes = errs.map((e) => ({ reason: e.type, message: e.body(), field: e.field }));
+  const d: StatusDetails = {};
+  if (name) d.name = name;
+  if (kind.group) d.group = kind.group;
+  d.kind = kind.kind;
+  d.causes = causes;
+  return new StatusError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${aggregateText(errs)}`, d);
+}
+
+/** Invalid for request options, e.g. `ListOptions.meta.k8s.io "" is invalid: ...`. */
+export function newInvalidOptions(optionsKind: string, errs: FieldError[]): StatusError {
+  return newInvalid({ group: 'meta.k8s.io', kind: optionsKind }, '', errs);
+}
+
+export function newBadRequest(message: string): StatusError {
+  return new StatusError(400, 'BadRequest', message);
+}
+
+export function newMethodNotAllowed(): StatusError {
+  return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+}
+
+export function newNotFoundPath(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+export function newNotAcceptable(accepted: string[]): StatusError {
+  return new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
+}
+
+export function newUnsupportedMediaType(accepted: string[]): StatusError {
+  return new StatusError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+  );
+}
+
+export function newRequestEntityTooLarge(message: string): StatusError {
+  return new StatusError(413, 'RequestEntityTooLarge', message);
+}
+
+export function newResourceExpired(message: string, continueToken?: string): StatusError {
+  return new StatusError(410, 'Expired', message, undefined, continueToken ? { continue: continueToken } : {});
+}
+
+export function newUnauthorized(message = 'Unauthorized'): StatusError {
+  return new StatusError(401, 'Unauthorized', message);
+}
+
+export function newForbidden(gr: GroupResource, name: string, reason: string): StatusError {
+  const what = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr);
+  return new StatusError(403, 'Forbidden', `${what} is forbidden: ${reason}`, details(gr, name));
+}
+
+export function newInternalError(err: unknown): StatusError {
+  const text = err instanceof Error ? err.message : String(err);
+  return new StatusError(500, 'InternalError', `Internal error occurred: ${text}`, { causes: [{ message: text }] });
+}
+
+/** An error upstream returns without a reason (a plain Go error): 500 with the raw text. */
+export function newUnclassified(message: string): StatusError {
+  return new StatusError(500, '', message);
+}
+
+export function newTooManyRequests(message: string, retryAfterSeconds: number): StatusError {
+  return new StatusError(429, 'TooManyRequests', message, { retryAfterSeconds });
+}
+
+export function newTimeout(message: string, retryAfterSeconds: number, causes?: StatusCause[]): StatusError {
+  const d: StatusDetails = {};
+  if (causes) d.causes = causes;
+  d.retryAfterSeconds = retryAfterSeconds;
+  return new StatusError(504, 'Timeout', `Timeout: ${message}`, d);
+}
+
+export function newTooLargeResourceVersion(requested: number, current: number): StatusError {
+  return newTimeout(`Too large resource version: ${requested}, current: ${current}`, 1, [
+    { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
+  ]);
+}
+
+export function newServiceUnavailable(message: string): StatusError {
+  return new StatusError(503, 'ServiceUnavailable', message);
+}

@@ -1,0 +1,183 @@
+/**
+ * The storage interface, shaped like k8s.io/apiserver `pkg/storage/interfaces.go`: a flat key space of serialized
+ * objects under one global, strictly increasing revision counter. The revision of a write is the object's
+ * resourceVersion; every value handed out carries `metadata.resourceVersion` equal to its `rv`, so the bytes can be
+ * sent to clients as they are (serialize once, reuse for get, list and watch).
+ *
+ * Backends: `sqlite/` (embedded default) and, later, `etcd3/`. Every backend passes the shared conformance suite in
+ * `conformance.ts`. Keys look like `/events/<namespace>/<name>`; prefixes end with `/`.
+ */
+import type { KubeObject } from '../apis/meta/v1/types.ts';
+
+/** Turns objects into the bytes that are stored and served, and back. Provided by the registry. */
+export interface Codec {
+  /** Serializes `obj` exactly as clients will receive it (the caller has already set metadata.resourceVersion). */
+  encode(obj: KubeObject): Buffer;
+  decode(value: Buffer): KubeObject;
+}
+
+/** One object at one revision. */
+export interface StoredObject {
+  readonly key: string;
+  /** Revision of the write that produced this value (= metadata.resourceVersion inside `value`). */
+  readonly rv: number;
+  /** The serialized object, resourceVersion included. Never mutated. */
+  readonly value: Buffer;
+  /** Epoch milliseconds at which the object expires, if it was written with a TTL. */
+  readonly expiresAt?: number;
+  /** The decoded object, when the backend still has it in hand (saves a parse); treat as read-only. */
+  readonly object?: KubeObject;
+}
+
+export type StorageEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One change, as delivered by `watch`. */
+export interface StorageEvent {
+  readonly type: StorageEventType;
+  readonly key: string;
+  /** Revision of this change. For DELETED: the revision of the deletion. */
+  readonly rv: number;
+  /**
+   * ADDED/MODIFIED: the new value. DELETED: the last value, re-serialized with resourceVersion = the deletion
+   * revision (what upstream sends to watchers).
+   */
+  readonly value: Buffer;
+  readonly expiresAt?: number;
+  readonly object?: KubeObject;
+  /** The value before this change (MODIFIED and DELETED), when known. */
+  readonly prevValue?: Buffer;
+}
+
+/** What a guaranteedUpdate callback returns: the new object and its TTL (a TTL is set on every write). */
+export interface UpdateResult {
+  object: KubeObject;
+  ttlSeconds?: number;
+}
+
+export interface GuaranteedUpdateOptions {
+  /**
+   * Computes the new state from the current one (`null` when the key does not exist and `ignoreNotFound` is set).
+   * May throw to abort (the error is passed through unchanged). May be called more than once when the object
+   * changes underneath (optimistic retry), so it must not have side effects.
+   */
+  tryUpdate(current: StoredObject | null): UpdateResult | Promise<UpdateResult>;
+  /** When the key is missing: call tryUpdate(null) and create (true), or throw KeyNotFound (false). */
+  ignoreNotFound?: boolean;
+}
+
+export interface GuaranteedUpdateResult {
+  stored: StoredObject;
+  /** True when the key did not exist and was created. */
+  created: boolean;
+  /** True when the new value was byte-identical to the stored one: nothing written, same revision, no event. */
+  noop: boolean;
+}
+
+export interface DeleteOptions {
+  /** Checks the current object before deleting it (preconditions); may throw to abort. Re-run on retry. */
+  validateDeletion?(current: StoredObject): void | Promise<void>;
+}
+
+export interface ListOptions {
+  /** Read at exactly this revision (must not be compacted, must not be in the future). Unset: latest. */
+  rv?: number;
+  /** Only keys >= startKey (a continue token's key: the last returned key followed by "\0"). */
+  startKey?: string;
+  /** Maximum items to return; 0 or unset: all. */
+  limit?: number;
+  /** Only matching objects are returned and count towards `limit`. */
+  predicate?(obj: StoredObject): boolean;
+}
+
+export interface ListResult {
+  items: StoredObject[];
+  /** The revision the list was read at. */
+  rv: number;
+  /** True when more matching items follow the last one returned. */
+  more: boolean;
+  /** Items after the returned ones at `rv` (only computed when no predicate is given). */
+  remaining?: number;
+}
+
+export interface WatchHandler {
+  /** Called in revision order, each change once. */
+  onEvent(ev: StorageEvent): void;
+  /** The watch ended with an error (e.g. Expired when `fromRV` was compacted); no more events follow. */
+  onError(err: Error): void;
+}
+
+export interface Watch {
+  stop(): void;
+}
+
+export type StorageErrorCode =
+  | 'KeyNotFound'
+  | 'KeyExists'
+  /** The requested revision has been compacted away. */
+  | 'Expired'
+  /** The requested revision is newer than the current one. */
+  | 'TooLargeResourceVersion'
+  | 'Internal';
+
+export class StorageError extends Error {
+  constructor(
+    readonly code: StorageErrorCode,
+    readonly key: string,
+    message: string,
+    readonly rv = 0,
+  ) {
+    super(message);
+    this.name = 'StorageError';
+  }
+}
+
+export interface Storage {
+  /** Backend name, used for the readiness check (`/readyz/sqlite`, `/readyz/etcd`). */
+  readonly name: string;
+
+  /** Current value of `key`, or null. Always the latest committed state. */
+  get(key: string): Promise<StoredObject | null>;
+
+  /**
+   * Objects whose keys start with `prefix`, in byte order of key, as of revision `opts.rv` (latest if unset).
+   * A revision at or below the compacted revision throws StorageError Expired; a future one TooLargeResourceVersion.
+   */
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>;
+
+  /**
+   * Stores a new object. With `ttlSeconds` the backend deletes it once that time has passed since this write (an
+   * ordinary DELETED change for watchers); every later write restarts the clock with its own TTL. Sets `obj.metadata.resourceVersion` to the new revision before encoding it.
+   * Throws StorageError KeyExists when the key exists. The returned value is durable per the backend's settings.
+   */
+  create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredObject>;
+
+  /** Read-modify-write with optimistic concurrency; see GuaranteedUpdateOptions. */
+  guaranteedUpdate(key: string, opts: GuaranteedUpdateOptions): Promise<GuaranteedUpdateResult>;
+
+  /** Deletes `key`; returns the deleted object re-serialized at the deletion revision. KeyNotFound when absent. */
+  delete(key: string, opts?: DeleteOptions): Promise<StoredObject>;
+
+  /**
+   * Delivers every change under `prefix` with revision > `fromRV`, first from history, then live. `fromRV` below
+   * the compacted revision ends the watch at once with StorageError Expired through `onError`.
+   */
+  watch(prefix: string, fromRV: number, handler: WatchHandler): Watch;
+
+  /** Number of objects under `prefix` now. */
+  count(prefix: string): Promise<number>;
+
+  /** The revision of the latest committed write (0 for an empty store). */
+  currentRevision(): Promise<number>;
+
+  /** Drops history at and below `rv`; lists and watches from there on get Expired. */
+  compact(rv: number): Promise<void>;
+
+  /** Highest compacted revision (0 if none). */
+  compactedRevision(): number;
+
+  /** Throws when the backend cannot serve (used by /readyz). */
+  readinessCheck(): Promise<void>;
+
+  /** Flushes pending writes and releases resources; later calls fail. */
+  close(): Promise<void>;
+}
