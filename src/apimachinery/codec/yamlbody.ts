@@ -1,0 +1,86 @@
+/**
+ * YAML request bodies, read as sigs.k8s.io/yaml does (go-yaml v2, YAML 1.1 scalars: `yes` → true): the first
+ * document becomes JSON-like values, a repeated key keeps its last value, and repeated keys are listed in
+ * go-yaml's strict wording (`line 3: key "note" already set in map`). Timestamps stay strings: the JSON step
+ * upstream turns them back into their text before the schema decode parses them.
+ */
+import { isScalar, LineCounter, parseAllDocuments, visit, type Document } from 'yaml';
+import { goQuote } from '../field.ts';
+
+/** A YAML syntax error; the message is `yaml: line N: <what>`. */
+export class YAMLSyntaxError extends Error {}
+
+export interface YAMLBody {
+  value: unknown;
+  /** One `line N: key "x" already set in map` per repeated key, in document order. */
+  duplicates: string[];
+}
+
+// go-yaml v2 resolves neither sexagesimal numbers nor (for JSON conversion) timestamps.
+const DROPPED_TAGS = new Set(['tag:yaml.org,2002:timestamp']);
+const dropTags = (tags: unknown[]): unknown[] =>
+  tags.filter((t) => {
+    const tag = t as { tag?: string; format?: string };
+    return !DROPPED_TAGS.has(tag.tag ?? '') && tag.format !== 'TIME';
+  });
+
+// %#v of a scalar key, as go-yaml prints it.
+function goKey(v: unknown): string {
+  if (typeof v === 'string') return goQuote(v);
+  if (v === null || v === undefined) return '<nil>';
+  return String(v);
+}
+
+function findDuplicates(doc: Document, lc: LineCounter): string[] {
+  const out: string[] = [];
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<string>();
+      for (const pair of map.items) {
+        const k = pair.key;
+        const kv = isScalar(k) ? k.value : k;
+        if (kv === '<<') continue;
+        const id = typeof kv === 'string' ? 's:' + kv : 'o:' + JSON.stringify(kv);
+        if (seen.has(id)) {
+          const start = isScalar(k) && k.range ? k.range[0] : 0;
+          out.push(`line ${lc.linePos(start).line}: key ${goKey(kv)} already set in map`);
+        }
+        seen.add(id);
+      }
+    },
+  });
+  return out;
+}
+
+/** Parses a YAML body; throws YAMLSyntaxError on bad YAML. */
+export function parseYAMLBody(text: string): YAMLBody {
+  const lc = new LineCounter();
+  let docs;
+  try {
+    docs = parseAllDocuments(text, {
+      version: '1.1',
+      uniqueKeys: false,
+      lineCounter: lc,
+      customTags: dropTags as never,
+      prettyErrors: false,
+    });
+  } catch (e) {
+    if (e instanceof RangeError) throw new YAMLSyntaxError('yaml: exceeded max depth of 10000');
+    throw e;
+  }
+  const docList = Array.isArray(docs) ? docs : [];
+  const doc = docList[0];
+  if (doc === undefined) return { value: null, duplicates: [] };
+  const err = doc.errors[0];
+  if (err) {
+    const line = lc.linePos(err.pos[0]).line;
+    throw new YAMLSyntaxError(`yaml: line ${line}: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
+  }
+  try {
+    const value: unknown = doc.toJS({ maxAliasCount: 1000 });
+    return { value: value === undefined ? null : value, duplicates: findDuplicates(doc, lc) };
+  } catch (e) {
+    if (e instanceof RangeError) throw new YAMLSyntaxError('yaml: exceeded max depth of 10000');
+    throw new YAMLSyntaxError(`yaml: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * core-apiserver: parse flags, prepare TLS and storage, build the resources and the server, run until SIGTERM.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { EVENT, EVENT_LIST } from '../apis/events/v1/schema.ts';
+import { EVENTS_DEFS } from '../apimachinery/codec/definitions.ts';
+import { newEventResource } from '../registry/events/storage.ts';
+import { eventCodec } from '../registry/events/storage.ts';
+import { discoveryHandler, namespaceHandler, versionHandler } from '../server/apis.ts';
+import { storageVersionHash } from '../server/discovery/documents.ts';
+import type { APIResourceInfo } from '../server/discovery/types.ts';
+import { watchSettings } from '../server/handlers/watch.ts';
+import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
+import { OpenAPIService } from '../server/openapi/handler.ts';
+import { APIServer } from '../server/server.ts';
+import { startCompactor } from '../storage/compactor.ts';
+import { openSqliteStorage } from '../storage/sqlite/index.ts';
+import { log } from '../util/log.ts';
+import { versionLine } from '../version.ts';
+import { ensurePki, loadTlsFiles } from './certs.ts';
+import { FlagError, parseFlags, usage, type ServerOptions } from './flags.ts';
+import { writeAdminKubeconfig } from './kubeconfig.ts';
+
+export const EVENTS_RESOURCE: APIResourceInfo = {
+  group: 'events.cluster.io',
+  version: 'v1',
+  resource: 'events',
+  singular: 'event',
+  kind: 'Event',
+  namespaced: true,
+  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  shortNames: ['ev'],
+  storageVersionHash: storageVersionHash('events.cluster.io', 'v1', 'Event'),
+};
+
+async function loadTls(opts: ServerOptions): Promise<{ cert: string; key: string; clientCA: string; generated?: { ca: string; cert: string; key: string } }> {
+  if (opts.tlsCertFile) {
+    const files = loadTlsFiles(opts.tlsCertFile, opts.tlsPrivateKeyFile, opts.clientCaFile || undefined);
+    if (!files.clientCaPem) {
+      // Without a client CA nobody can authenticate; use the data dir's CA so the admin kubeconfig still works.
+      const pki = await ensurePki(opts.dataDir, { hosts: [opts.bindAddress] });
+      return { cert: files.certPem, key: files.keyPem, clientCA: pki.caCertPem, generated: { ca: files.certPem, cert: pki.adminCertPem, key: pki.adminKeyPem } };
+    }
+    return { cert: files.certPem, key: files.keyPem, clientCA: files.clientCaPem };
+  }
+  const pki = await ensurePki(opts.dataDir, { hosts: [opts.bindAddress] });
+  let clientCA = pki.caCertPem;
+  if (opts.clientCaFile) clientCA = loadTlsFiles(pki.paths.serverCert, pki.paths.serverKey, opts.clientCaFile).clientCaPem ?? clientCA;
+  return { cert: pki.serverCertPem, key: pki.serverKeyPem, clientCA, generated: { ca: pki.caCertPem, cert: pki.adminCertPem, key: pki.adminKeyPem } };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let opts: ServerOptions;
+  try {
+    opts = parseFlags(argv);
+  } catch (e) {
+    if (e instanceof FlagError) {
+      process.stderr.write(`Error: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  if (opts.help) {
+    process.stdout.write(usage());
+    return 0;
+  }
+  if (opts.version) {
+    process.stdout.write(versionLine() + '\n');
+    return 0;
+  }
+  log.setVerbosity(opts.verbosity);
+  const dataDir = resolve(opts.dataDir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  log.info('Starting core-apiserver', { version: versionLine(), dataDir });
+
+  const tls = await loadTls({ ...opts, dataDir });
+  const dbPath = join(dataDir, 'events.db');
+  const storage = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
+  const events = await newEventResource(storage, {
+    ttlSeconds: Math.round(opts.eventTtlMs / 1000),
+    onError: (err) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
+  });
+  const compactor = startCompactor(storage, { retentionMs: Math.max(opts.eventTtlMs, 75_000) });
+  watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
+
+  const health = new HealthChecks({ log: (m) => log.warning(m) });
+  health.add('log', logBlockedCheck(), ['healthz', 'livez', 'readyz']);
+  health.add(storage.name, () => storage.readinessCheck(), ['healthz', 'livez', 'readyz']);
+
+  let address = `${opts.bindAddress}:${opts.securePort}`;
+  const openapi = new OpenAPIService([{ info: EVENTS_RESOURCE, definition: EVENT, listDefinition: EVENT_LIST, definitions: EVENTS_DEFS }]);
+  const server = new APIServer({
+    bindAddress: opts.bindAddress,
+    port: opts.securePort,
+    tls: { cert: tls.cert, key: tls.key, clientCA: tls.clientCA },
+    scopes: [events.scope],
+    health,
+    pathHandlers: [
+      versionHandler,
+      discoveryHandler([EVENTS_RESOURCE], () => address),
+      namespaceHandler,
+      (req, res, pathname, query) => openapi.handle(req, res, pathname, query),
+    ],
+    servedPrefixes: ['/apis/events.cluster.io/v1', '/api/v1'],
+  });
+  const port = await server.listen();
+  const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;
+  address = `${host}:${port}`;
+  const url = `https://${opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : host}:${port}`;
+  log.info('Serving securely', { address: `${host}:${port}`, storage: `${storage.name}:${dbPath}` });
+  if (tls.generated) {
+    const kubeconfig = join(dataDir, 'admin.kubeconfig');
+    writeAdminKubeconfig(kubeconfig, { server: url, caPem: tls.generated.ca, certPem: tls.generated.cert, keyPem: tls.generated.key });
+    log.info('Wrote admin kubeconfig', { path: kubeconfig, try: `kubectl --kubeconfig ${kubeconfig} get events.v1.events.cluster.io -A` });
+  }
+
+  return new Promise<number>((done) => {
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info('Received signal, shutting down', { signal, shutdownDelay: `${opts.shutdownDelayMs}ms` });
+      health.setShuttingDown();
+      if (opts.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
+      await server.shutdown(60_000);
+      compactor.stop();
+      events.cacher.stop();
+      await storage.close();
+      log.info('Shutdown complete');
+      log.flush();
+      done(0);
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+  });
+}
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    log.flush();
+    process.exit(code);
+  },
+  (err: unknown) => {
+    log.error('Fatal error', { err: err instanceof Error ? err.message : String(err) });
+    log.flush();
+    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,158 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FlagError, flagRegistry, parseFlags, usage } from './flags.ts';
+
+function fails(argv: string[], message: string): void {
+  assert.throws(() => parseFlags(argv), (e: unknown) => {
+    assert.ok(e instanceof FlagError, `expected FlagError, got ${String(e)}`);
+    assert.equal(e.message, message);
+    return true;
+  });
+}
+
+test('defaults are kube-apiserver\'s (with our storage and bind address)', () => {
+  assert.deepEqual(parseFlags([]), {
+    dataDir: './data',
+    bindAddress: '127.0.0.1',
+    securePort: 6443,
+    tlsCertFile: '',
+    tlsPrivateKeyFile: '',
+    clientCaFile: '',
+    eventTtlMs: 3_600_000,
+    storageBackend: 'sqlite',
+    sqliteSynchronous: 'NORMAL',
+    shutdownDelayMs: 0,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
+    minRequestTimeoutSeconds: 1800,
+    requestTimeoutMs: 60_000,
+    verbosity: 0,
+    help: false,
+    version: false,
+  });
+});
+
+test('--flag=value and --flag value', () => {
+  const o = parseFlags(['--data-dir=/tmp/x', '--secure-port', '0', '--bind-address', '::1', '--event-ttl=2h30m',
+    '--request-timeout', '30s', '--shutdown-delay-duration=1.5s', '--max-requests-inflight=0x10', '--min-request-timeout', '60']);
+  assert.equal(o.dataDir, '/tmp/x');
+  assert.equal(o.securePort, 0);
+  assert.equal(o.bindAddress, '::1');
+  assert.equal(o.eventTtlMs, 9_000_000);
+  assert.equal(o.requestTimeoutMs, 30_000);
+  assert.equal(o.shutdownDelayMs, 1500);
+  assert.equal(o.maxRequestsInflight, 16);
+  assert.equal(o.minRequestTimeoutSeconds, 60);
+});
+
+test('values may be empty, contain "=" or start with "-" when separate', () => {
+  assert.equal(parseFlags(['--data-dir=a=b']).dataDir, 'a=b');
+  assert.equal(parseFlags(['--data-dir', '-weird']).dataDir, '-weird');
+  assert.equal(parseFlags(['--client-ca-file=']).clientCaFile, '');
+});
+
+test('last occurrence wins and _ is normalised to -', () => {
+  assert.equal(parseFlags(['--secure-port=1', '--secure_port=2']).securePort, 2);
+});
+
+test('booleans: --x, --x=true, --x=false; "--x false" leaves a stray argument', () => {
+  assert.equal(parseFlags(['--help']).help, true);
+  assert.equal(parseFlags(['--help=true']).help, true);
+  assert.equal(parseFlags(['--help=false']).help, false);
+  assert.equal(parseFlags(['--help=F']).help, false);
+  fails(['--help', 'false'], '"core-apiserver" does not take any arguments, got ["false"]');
+  fails(['--help=maybe'], 'invalid argument "maybe" for "-h, --help" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
+});
+
+test('verbosity: -v=4, -v 4, -v4, --v=4, --v 4', () => {
+  for (const argv of [['-v=4'], ['-v', '4'], ['-v4'], ['--v=4'], ['--v', '4']]) {
+    assert.equal(parseFlags(argv).verbosity, 4, argv.join(' '));
+  }
+  fails(['-v=x'], 'invalid argument "x" for "-v, --v" flag: strconv.ParseInt: parsing "x": invalid syntax');
+  fails(['-v'], "flag needs an argument: 'v' in -v");
+});
+
+test('help: -h, --help, combined shorthands; help skips validation', () => {
+  assert.equal(parseFlags(['-h']).help, true);
+  assert.equal(parseFlags(['-hv3']).verbosity, 3);
+  assert.equal(parseFlags(['--help', '--secure-port=99999']).help, true);
+  assert.equal(parseFlags(['--version']).version, true);
+});
+
+test('"--" ends the flags', () => {
+  fails(['--', '--data-dir=x'], '"core-apiserver" does not take any arguments, got ["--data-dir=x"]');
+});
+
+test('pflag error texts', () => {
+  fails(['--foo'], 'unknown flag: --foo');
+  fails(['--foo=bar'], 'unknown flag: --foo');
+  fails(['-x'], "unknown shorthand flag: 'x' in -x");
+  fails(['---data-dir=x'], 'bad flag syntax: ---data-dir=x');
+  fails(['--=x'], 'bad flag syntax: --=x');
+  fails(['--data-dir'], 'flag needs an argument: --data-dir');
+  fails(['--secure-port=abc'], 'invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax');
+  fails(['--secure-port', '1.5'], 'invalid argument "1.5" for "--secure-port" flag: strconv.ParseInt: parsing "1.5": invalid syntax');
+  fails(['--max-requests-inflight=99999999999999999999'],
+    'invalid argument "99999999999999999999" for "--max-requests-inflight" flag: strconv.ParseInt: parsing "99999999999999999999": value out of range');
+  fails(['--event-ttl=5'], 'invalid argument "5" for "--event-ttl" flag: time: missing unit in duration "5"');
+  fails(['--event-ttl=1d'], 'invalid argument "1d" for "--event-ttl" flag: time: unknown unit "d" in duration "1d"');
+  fails(['--request-timeout=soon'], 'invalid argument "soon" for "--request-timeout" flag: time: invalid duration "soon"');
+  fails(['--bind-address=localhost'], 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"');
+  fails(['serve'], '"core-apiserver" does not take any arguments, got ["serve"]');
+});
+
+test('validation after parsing', () => {
+  fails(['--storage-backend=etcd3'], '--storage-backend: unsupported value "etcd3" (supported: sqlite)');
+  fails(['--sqlite-synchronous=OFF'], '--sqlite-synchronous: unsupported value "OFF" (supported: NORMAL, FULL)');
+  assert.equal(parseFlags(['--sqlite-synchronous=full']).sqliteSynchronous, 'FULL');
+  fails(['--secure-port=65536'], '--secure-port 65536 must be between 0 and 65535, inclusive. 0 picks a free port');
+  fails(['--tls-cert-file=a.crt'], '--tls-cert-file and --tls-private-key-file must be specified together');
+  fails(['--tls-private-key-file=a.key'], '--tls-cert-file and --tls-private-key-file must be specified together');
+  assert.equal(parseFlags(['--tls-cert-file=a.crt', '--tls-private-key-file=a.key']).tlsCertFile, 'a.crt');
+  fails(['--max-requests-inflight=-1'], '--max-requests-inflight can not be negative value');
+  fails(['--shutdown-delay-duration=-1s'], '--shutdown-delay-duration can not be negative value');
+  fails(['--event-ttl=0s'], '--event-ttl must be greater than 0s');
+  fails(['--secure-port=-1', '--max-mutating-requests-inflight=-2'],
+    '[--secure-port -1 must be between 0 and 65535, inclusive. 0 picks a free port, --max-mutating-requests-inflight can not be negative value]');
+});
+
+test('registry holds name, type, default, help and current value of every flag', () => {
+  parseFlags(['--event-ttl=90m', '-v', '2']);
+  const reg = flagRegistry();
+  assert.deepEqual([...reg.keys()], [
+    'bind-address', 'client-ca-file', 'data-dir', 'event-ttl', 'help', 'max-mutating-requests-inflight',
+    'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'secure-port', 'shutdown-delay-duration',
+    'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'v', 'version',
+  ]);
+  assert.deepEqual(reg.get('event-ttl'), {
+    name: 'event-ttl', type: 'duration', default: '1h0m0s', value: '1h30m0s', help: 'Amount of time to retain events.',
+    section: 'Misc', changed: true, classified: false,
+  });
+  assert.equal(reg.get('v')?.value, '2');
+  assert.equal(reg.get('v')?.shorthand, 'v');
+  assert.equal(reg.get('help')?.type, 'bool');
+  assert.equal(reg.get('secure-port')?.value, '6443');
+  assert.equal(reg.get('secure-port')?.changed, false);
+  // A failed parse leaves the registry of the last good one.
+  assert.throws(() => parseFlags(['--event-ttl=1s', '--foo']));
+  assert.equal(flagRegistry().get('event-ttl')?.value, '1h30m0s');
+});
+
+test('usage lists every flag with type, default and help, in kube-apiserver sections', () => {
+  const text = usage();
+  assert.match(text, /^Usage:\n {2}core-apiserver \[flags\]\n/m);
+  for (const info of flagRegistry().values()) {
+    assert.ok(text.includes(`--${info.name}`), info.name);
+    assert.ok(text.includes(info.help), info.name);
+  }
+  const sections = [...text.matchAll(/^(.*) flags:$/gm)].map((m) => m[1]);
+  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Misc', 'Logs', 'Global']);
+  assert.match(text, /^ {6}--event-ttl duration {2}Amount of time to retain events\. \(default 1h0m0s\)$/m);
+  assert.match(text, /^ {6}--data-dir string {2,}.* \(default "\.\/data"\)$/m);
+  assert.match(text, /^ {6}--secure-port int {2,}.* \(default 6443\)$/m);
+  assert.match(text, /^ {6}--bind-address ip {2,}.* \(default 127\.0\.0\.1\)$/m);
+  assert.match(text, /^ {2}-v, --v Level {2}number for the log level verbosity$/m);
+  assert.match(text, /^ {2}-h, --help {5}help for core-apiserver$/m);
+  // Zero defaults are not printed, as in pflag.
+  assert.match(text, /--shutdown-delay-duration duration {2,}Time to delay[^\n]*server\.$/m);
+});

@@ -1,0 +1,176 @@
+/**
+ * The core-apiserver command line: kube-apiserver's flag names, defaults, help texts and validation messages,
+ * plus our storage flags. `parseFlags` returns typed options; `flagRegistry` keeps every flag's name, type,
+ * default, help and current value for `--help` and the /flagz page.
+ */
+import { goQuote } from '../util/goquote.ts';
+import { FlagError, FlagSet } from './flagset.ts';
+import type { Flag } from './flagset.ts';
+
+export { FlagError } from './flagset.ts';
+
+export const COMMAND = 'core-apiserver';
+
+/** Typed result of parsing the command line. Durations are milliseconds. */
+export interface ServerOptions {
+  dataDir: string;
+  bindAddress: string;
+  /** 0 means: pick a free port (and log it). */
+  securePort: number;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  clientCaFile: string;
+  eventTtlMs: number;
+  storageBackend: 'sqlite';
+  sqliteSynchronous: 'NORMAL' | 'FULL';
+  shutdownDelayMs: number;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  minRequestTimeoutSeconds: number;
+  requestTimeoutMs: number;
+  verbosity: number;
+  /** `--help`/`-h` was given: print `usage()` and exit 0; nothing else was validated. */
+  help: boolean;
+  /** `--version` was given: print the version and exit 0; nothing else was validated. */
+  version: boolean;
+}
+
+/** One flag as the registry reports it. `default` and `value` are pflag `Value.String()` texts. */
+export interface FlagInfo {
+  name: string;
+  shorthand?: string;
+  type: string;
+  default: string;
+  value: string;
+  help: string;
+  section: string;
+  changed: boolean;
+  classified: boolean;
+}
+
+const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Misc', 'Logs', 'Global'];
+const STORAGE_BACKENDS = ['sqlite'];
+const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'];
+
+/** Declares every flag on a fresh set; returns the set and typed handles to read values back. */
+function newServerFlagSet() {
+  const fs = new FlagSet(COMMAND);
+  const generic = { section: 'Generic' };
+  const storage = { section: 'Storage' };
+  const serving = { section: 'Secure serving' };
+  const flags = {
+    dataDir: fs.string('data-dir', './data', 'Directory holding the database and, unless --tls-cert-file is given, the generated certificates (pki/) and the admin kubeconfig.', generic),
+    maxRequestsInflight: fs.int('max-requests-inflight', 400, 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.', generic),
+    maxMutatingRequestsInflight: fs.int('max-mutating-requests-inflight', 200, 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.', generic),
+    minRequestTimeout: fs.int('min-request-timeout', 1800, 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.', generic),
+    requestTimeout: fs.duration('request-timeout', 60_000, 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.', generic),
+    shutdownDelay: fs.duration('shutdown-delay-duration', 0, 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.', generic),
+    storageBackend: fs.string('storage-backend', 'sqlite', 'The storage backend for persistence. Options: \'sqlite\'.', storage),
+    sqliteSynchronous: fs.string('sqlite-synchronous', 'NORMAL', 'SQLite synchronous mode of the database in --data-dir. NORMAL: a committed write survives a crash of the process but may be lost on power failure. FULL: every commit is synced to disk. Options: NORMAL, FULL.', storage),
+    bindAddress: fs.ip('bind-address', '127.0.0.1', 'The IP address on which to listen for the --secure-port port. The associated interface(s) must be reachable by the rest of the cluster, and by CLI/web clients. If blank or an unspecified address (0.0.0.0 or ::), all interfaces and IP address families will be used.', serving),
+    securePort: fs.int('secure-port', 6443, 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port, which is logged.', serving),
+    tlsCertFile: fs.string('tls-cert-file', '', 'File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If --tls-cert-file and --tls-private-key-file are not provided, a certificate authority, a serving certificate and an admin client certificate are generated once into <data-dir>/pki.', serving),
+    tlsPrivateKeyFile: fs.string('tls-private-key-file', '', 'File containing the default x509 private key matching --tls-cert-file.', serving),
+    clientCaFile: fs.string('client-ca-file', '', 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.', { section: 'Authentication' }),
+    eventTtl: fs.duration('event-ttl', 3_600_000, 'Amount of time to retain events.', { section: 'Misc' }),
+    verbosity: fs.level('v', 0, 'number for the log level verbosity', { section: 'Logs', shorthand: 'v' }),
+    help: fs.bool('help', false, `help for ${COMMAND}`, { section: 'Global', shorthand: 'h' }),
+    version: fs.bool('version', false, 'Print version information and quit', { section: 'Global' }),
+  };
+  return { fs, flags };
+}
+
+let lastParsed: FlagSet = newServerFlagSet().fs;
+
+/**
+ * Parses the command line (process.argv.slice(2)). Throws FlagError with a one-line message for an unknown
+ * flag, a malformed value, a stray argument or an invalid combination.
+ */
+export function parseFlags(argv: readonly string[]): ServerOptions {
+  const { fs, flags } = newServerFlagSet();
+  const positional = fs.parse(argv);
+  if (positional.some((a) => a.length > 0)) {
+    throw new FlagError(`${goQuote(COMMAND)} does not take any arguments, got [${positional.map(goQuote).join(' ')}]`);
+  }
+  const options: ServerOptions = {
+    dataDir: flags.dataDir.value,
+    bindAddress: flags.bindAddress.value,
+    securePort: flags.securePort.value,
+    tlsCertFile: flags.tlsCertFile.value,
+    tlsPrivateKeyFile: flags.tlsPrivateKeyFile.value,
+    clientCaFile: flags.clientCaFile.value,
+    eventTtlMs: flags.eventTtl.value,
+    storageBackend: 'sqlite',
+    sqliteSynchronous: flags.sqliteSynchronous.value.toUpperCase() as ServerOptions['sqliteSynchronous'],
+    shutdownDelayMs: flags.shutdownDelay.value,
+    maxRequestsInflight: flags.maxRequestsInflight.value,
+    maxMutatingRequestsInflight: flags.maxMutatingRequestsInflight.value,
+    minRequestTimeoutSeconds: flags.minRequestTimeout.value,
+    requestTimeoutMs: flags.requestTimeout.value,
+    verbosity: flags.verbosity.value,
+    help: flags.help.value,
+    version: flags.version.value,
+  };
+  // Like cobra, --help and --version win over validation of the other flags.
+  if (!options.help && !options.version) validate(flags);
+  lastParsed = fs;
+  return options;
+}
+
+/** Post-parse checks (kube-apiserver's Validate), reported as its utilerrors aggregate: one error, or `[a, b]`. */
+function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
+  const errs: string[] = [];
+  const oneOf = (flag: Flag<string>, allowed: string[], value = flag.value) => {
+    if (!allowed.includes(value)) {
+      errs.push(`--${flag.spec.name}: unsupported value ${goQuote(flag.value)} (supported: ${allowed.join(', ')})`);
+    }
+  };
+  oneOf(flags.storageBackend, STORAGE_BACKENDS);
+  oneOf(flags.sqliteSynchronous, SQLITE_SYNCHRONOUS, flags.sqliteSynchronous.value.toUpperCase());
+  const port = flags.securePort.value;
+  if (port < 0 || port > 65535) errs.push(`--secure-port ${port} must be between 0 and 65535, inclusive. 0 picks a free port`);
+  if ((flags.tlsCertFile.value === '') !== (flags.tlsPrivateKeyFile.value === '')) {
+    errs.push('--tls-cert-file and --tls-private-key-file must be specified together');
+  }
+  for (const f of [flags.maxRequestsInflight, flags.maxMutatingRequestsInflight, flags.minRequestTimeout, flags.requestTimeout, flags.shutdownDelay]) {
+    if (f.value < 0) errs.push(`--${f.spec.name} can not be negative value`);
+  }
+  if (flags.eventTtl.value <= 0) errs.push('--event-ttl must be greater than 0s');
+  if (flags.verbosity.value < 0) errs.push('-v, --v must not be negative');
+  if (errs.length === 1) throw new FlagError(errs[0]);
+  if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
+}
+
+/** The `--help` text: description, usage line and every flag grouped in kube-apiserver style sections. */
+export function usage(): string {
+  const { fs } = newServerFlagSet();
+  return (
+    'The core API server serves cluster events (events.cluster.io/v1) with the semantics of the Kubernetes\n' +
+    'API server, storing them in an embedded SQLite database.\n\n' +
+    `Usage:\n  ${COMMAND} [flags]\n` +
+    fs.sectionUsages(SECTIONS)
+  );
+}
+
+/**
+ * Every flag of the last successful `parseFlags` call (defaults before the first one), keyed by name in
+ * name order. Values are pflag `Value.String()` texts, as /flagz shows them.
+ */
+export function flagRegistry(): Map<string, FlagInfo> {
+  const out = new Map<string, FlagInfo>();
+  for (const f of lastParsed.flags()) {
+    const s = f.spec;
+    out.set(s.name, {
+      name: s.name,
+      ...(s.shorthand ? { shorthand: s.shorthand } : {}),
+      type: s.type || 'bool',
+      default: s.format(s.default),
+      value: s.format(f.value),
+      help: s.help,
+      section: s.section,
+      changed: f.changed,
+      classified: s.classified ?? false,
+    });
+  }
+  return out;
+}

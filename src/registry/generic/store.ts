@@ -1,0 +1,432 @@
+/**
+ * The generic registry store (k8s.io/apiserver `registry/generic/registry/store.go`): one class configured by a
+ * resource's strategy, turning verbs into storage operations. It speaks in decoded objects on the way in and in
+ * serialized bytes on the way out, so responses reuse the stored bytes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { KubeObject, Preconditions } from '../../apis/meta/v1/types.ts';
+import { decodeContinue, encodeContinue } from '../../apimachinery/continue.ts';
+import {
+  type GroupResource,
+  OPTIMISTIC_LOCK_MESSAGE,
+  StatusError,
+  newAlreadyExists,
+  newConflict,
+  newGenerateNameConflict,
+  newInvalid,
+  newNotFound,
+  newResourceExpired,
+} from '../../apimachinery/errors.ts';
+import type { FieldError } from '../../apimachinery/field.ts';
+import type { ListOptions } from '../../apimachinery/list-options.ts';
+import { generateName } from '../../apimachinery/names.ts';
+import { parseResourceVersion } from '../../apimachinery/resource-version.ts';
+import type { Cacher } from '../../storage/cacher/cacher.ts';
+import type { ObjectAttrs, Predicate } from '../../storage/cacher/types.ts';
+import { type Codec, type Storage, type StoredObject, StorageError } from '../../storage/interface.ts';
+import { buildPredicate, hasSelectors } from './predicate.ts';
+
+/** Per-resource behaviour, as upstream's RESTCreateStrategy / RESTUpdateStrategy. */
+export interface Strategy {
+  /** Clears fields a client may not set on create (status-like fields); system metadata is handled by the store. */
+  prepareForCreate(obj: KubeObject): void;
+  validate(obj: KubeObject): FieldError[];
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+}
+
+export interface StoreOptions {
+  groupResource: GroupResource;
+  /** The kind named in Invalid errors (upstream uses the internal kind: empty group). */
+  qualifiedKind: { group: string; kind: string };
+  /** Storage key root, e.g. `/events`. */
+  keyRoot: string;
+  storage: Storage;
+  cacher: Cacher;
+  codec: Codec;
+  strategy: Strategy;
+  /** TTL applied on every write, in seconds (0: none). */
+  ttlSeconds(): number;
+  attrs(obj: KubeObject): ObjectAttrs;
+  now?(): number;
+}
+
+/** An object as served: its bytes, and the decoded form when at hand. */
+export interface Served {
+  key: string;
+  value: Buffer;
+  object?: KubeObject;
+}
+
+export interface ListResult {
+  items: Served[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface WriteOptions {
+  dryRun: boolean;
+}
+
+export class Store {
+  readonly #o: StoreOptions;
+
+  constructor(opts: StoreOptions) {
+    this.#o = opts;
+  }
+
+  get groupResource(): GroupResource {
+    return this.#o.groupResource;
+  }
+
+  get cacher(): Cacher {
+    return this.#o.cacher;
+  }
+
+  key(namespace: string, name: string): string {
+    return `${this.#o.keyRoot}/${namespace}/${name}`;
+  }
+
+  prefix(namespace: string): string {
+    return namespace ? `${this.#o.keyRoot}/${namespace}/` : `${this.#o.keyRoot}/`;
+  }
+
+  #now(): number {
+    return this.#o.now ? this.#o.now() : Date.now();
+  }
+
+  #ttl(): number | undefined {
+    const t = this.#o.ttlSeconds();
+    return t > 0 ? t : undefined;
+  }
+
+  #invalid(name: string, errs: FieldError[]): StatusError {
+    return newInvalid(this.#o.qualifiedKind, name, errs);
+  }
+
+  /** System metadata of a new object (rest.BeforeCreate / FillObjectMetaSystemFields). */
+  #prepareCreate(obj: KubeObject): void {
+    const m = obj.metadata;
+    this.#o.strategy.prepareForCreate(obj);
+    m.uid = randomUUID();
+    m.creationTimestamp = new Date(Math.floor(this.#now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    delete m.deletionTimestamp;
+    delete m.deletionGracePeriodSeconds;
+    delete m.selfLink;
+    delete m.generation;
+  }
+
+  async create(obj: KubeObject, opts: WriteOptions): Promise<Served> {
+    const m = obj.metadata;
+    const rv = m.resourceVersion;
+    if (rv && /^\d+$/.test(rv) && Number(rv) !== 0) {
+      // Upstream's storage refuses this with a plain (reason-less) 500.
+      throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
+    }
+    delete m.resourceVersion;
+    this.#prepareCreate(obj);
+    const generate = !m.name && !!m.generateName;
+    if (generate) m.name = generateName(m.generateName!);
+    const errs = this.#o.strategy.validate(obj);
+    if (errs.length) throw this.#invalid(m.name ?? '', errs);
+    const ns = m.namespace ?? '';
+    if (opts.dryRun) {
+      if (!generate && (await this.#o.storage.get(this.key(ns, m.name!)))) throw newAlreadyExists(this.#o.groupResource, m.name!);
+      return { key: this.key(ns, m.name!), value: this.#o.codec.encode(obj), object: obj };
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const stored = await this.#o.storage.create(this.key(ns, m.name!), obj, this.#ttl());
+        return served(stored, obj);
+      } catch (e) {
+        if (e instanceof StorageError && e.code === 'KeyExists') {
+          if (!generate) throw newAlreadyExists(this.#o.groupResource, m.name!);
+          if (attempt >= 7) throw newGenerateNameConflict(this.#o.groupResource, m.name!);
+          m.name = generateName(m.generateName!);
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** GET with upstream resourceVersion semantics (§5.1): unset = latest, "0" = any, N = at least N. */
+  async get(namespace: string, name: string, resourceVersion: string | undefined): Promise<Served> {
+    const key = this.key(namespace, name);
+    let entry: { key: string; value: Buffer } | null | undefined;
+    if (!resourceVersion) {
+      entry = await this.#o.storage.get(key);
+    } else {
+      const rv = parseResourceVersion(resourceVersion);
+      if (rv > 0) await this.#o.cacher.waitUntilFresh(rv);
+      entry = this.#o.cacher.get(key);
+    }
+    if (!entry) throw newNotFound(this.#o.groupResource, name);
+    return { key: entry.key, value: entry.value };
+  }
+
+  async list(namespace: string, opts: ListOptions): Promise<ListResult> {
+    const prefix = this.prefix(namespace);
+    const predicate = buildPredicate(opts.labelSelector, opts.fieldSelector);
+    const selectors = hasSelectors(opts.labelSelector, opts.fieldSelector);
+    const limit = opts.limit > 0 ? opts.limit : 0;
+    let exactRV: number | undefined;
+    let startKey: string | undefined;
+    if (opts.continue) {
+      const token = decodeContinue(opts.continue);
+      startKey = prefix + token.start;
+      if (token.rv > 0) exactRV = token.rv;
+      else await this.#o.cacher.waitForConsistentRead();
+    } else {
+      const rv = opts.resourceVersion;
+      const match = opts.resourceVersionMatch ?? '';
+      if (rv === undefined || rv === '') {
+        await this.#o.cacher.waitForConsistentRead();
+      } else {
+        const n = parseResourceVersion(rv);
+        if (match === 'Exact' || (match === '' && limit > 0 && n > 0)) exactRV = n;
+        else if (n > 0) await this.#o.cacher.waitUntilFresh(n);
+      }
+    }
+    const page = await this.#page(prefix, predicate, exactRV, startKey, limit, opts.continue);
+    const result: ListResult = { items: page.items, resourceVersion: String(page.rv) };
+    if (page.more && page.items.length) {
+      const last = page.items[page.items.length - 1]!.key;
+      result.continue = encodeContinue(last.slice(prefix.length) + '\0', page.rv);
+      if (!selectors && page.remaining !== undefined) result.remainingItemCount = page.remaining;
+    }
+    return result;
+  }
+
+  async #page(
+    prefix: string,
+    predicate: Predicate,
+    exactRV: number | undefined,
+    startKey: string | undefined,
+    limit: number,
+    continueToken: string | undefined,
+  ): Promise<{ items: Served[]; rv: number; more: boolean; remaining?: number }> {
+    const fromCache = this.#o.cacher.list(prefix, {
+      ...(exactRV !== undefined ? { rv: exactRV } : {}),
+      ...(startKey ? { startKey } : {}),
+      limit,
+      predicate,
+    });
+    if (fromCache) return fromCache;
+    // Not the current revision nor a kept snapshot: read that revision from storage.
+    try {
+      const codec = this.#o.codec;
+      const attrs = this.#o.attrs;
+      const r = await this.#o.storage.list(prefix, {
+        rv: exactRV!,
+        ...(startKey ? { startKey } : {}),
+        limit,
+        ...(predicate.everything ? {} : { predicate: (s: StoredObject) => predicate.matches(attrs(s.object ?? codec.decode(s.value))) }),
+      });
+      const out: { items: Served[]; rv: number; more: boolean; remaining?: number } = { items: r.items, rv: r.rv, more: r.more };
+      if (r.remaining !== undefined) out.remaining = r.remaining;
+      return out;
+    } catch (e) {
+      if (e instanceof StorageError && e.code === 'Expired') {
+        if (continueToken) {
+          const token = decodeContinue(continueToken);
+          throw newResourceExpired(CONTINUE_EXPIRED, encodeContinue(token.start, -1));
+        }
+        throw newResourceExpired('The resourceVersion for the provided list is too old.');
+      }
+      if (e instanceof StorageError && e.code === 'TooLargeResourceVersion') {
+        await this.#o.cacher.waitUntilFresh(exactRV!);
+        return this.#page(prefix, predicate, exactRV, startKey, limit, continueToken);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * PUT: replace, or create when missing (events allow create-on-update). An empty resourceVersion in the body is
+   * an unconditional update.
+   */
+  async update(namespace: string, name: string, obj: KubeObject, opts: WriteOptions): Promise<{ served: Served; created: boolean }> {
+    const key = this.key(namespace, name);
+    const gr = this.#o.groupResource;
+    const newRV = obj.metadata.resourceVersion ? parseResourceVersion(obj.metadata.resourceVersion) : 0;
+    const bodyUID = obj.metadata.uid;
+    let created = false;
+    const tryUpdate = (current: StoredObject | null): { object: KubeObject; ttlSeconds?: number } => {
+      const next = structuredClone(obj);
+      const ttl = this.#ttl();
+      if (!current) {
+        created = true;
+        delete next.metadata.resourceVersion;
+        this.#prepareCreate(next);
+        const errs = this.#o.strategy.validate(next);
+        if (errs.length) throw this.#invalid(name, errs);
+        return ttl ? { object: next, ttlSeconds: ttl } : { object: next };
+      }
+      created = false;
+      const old = current.object ?? this.#o.codec.decode(current.value);
+      if (bodyUID && old.metadata.uid !== bodyUID) {
+        throw newConflict(
+          gr,
+          name,
+          `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${bodyUID}, UID in object meta: ${old.metadata.uid ?? ''}`,
+        );
+      }
+      if (newRV !== 0 && newRV !== current.rv) throw newConflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
+      this.prepareUpdate(next, old);
+      next.metadata.resourceVersion = String(current.rv);
+      const errs = this.#o.strategy.validateUpdate(next, old);
+      if (errs.length) throw this.#invalid(name, errs);
+      return ttl ? { object: next, ttlSeconds: ttl } : { object: next };
+    };
+    if (opts.dryRun) {
+      const current = await this.#o.storage.get(key);
+      const r = tryUpdate(current);
+      if (created) r.object.metadata.resourceVersion = '';
+      return { served: { key, value: this.#o.codec.encode(r.object), object: r.object }, created };
+    }
+    const res = await this.#o.storage.guaranteedUpdate(key, { tryUpdate, ignoreNotFound: true });
+    const out = { served: served(res.stored), created: res.created };
+    return (await this.#finalizeIfDone(out.served)) ?? out;
+  }
+
+  /** rest.BeforeUpdate: system metadata always comes from the stored object. */
+  prepareUpdate(next: KubeObject, old: KubeObject): void {
+    const m = next.metadata;
+    const o = old.metadata;
+    this.#o.strategy.prepareForUpdate(next, old);
+    if (!m.uid) m.uid = o.uid!;
+    copyOrDelete(m, o, 'creationTimestamp');
+    copyOrDelete(m, o, 'deletionTimestamp');
+    copyOrDelete(m, o, 'deletionGracePeriodSeconds');
+    copyOrDelete(m, o, 'generation');
+    delete m.selfLink;
+  }
+
+  /** An object marked for deletion is removed once its last finalizer is gone (upstream store.Update). */
+  async #finalizeIfDone(s: Served): Promise<{ served: Served; created: boolean } | undefined> {
+    const obj = s.object ?? this.#o.codec.decode(s.value);
+    if (!obj.metadata.deletionTimestamp || (obj.metadata.finalizers?.length ?? 0) > 0) return undefined;
+    try {
+      const gone = await this.#o.storage.delete(s.key);
+      return { served: served(gone), created: false };
+    } catch (e) {
+      if (e instanceof StorageError && e.code === 'KeyNotFound') return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * DELETE. Returns the deleted object (at the deletion revision), or — when finalizers remain — the object now
+   * carrying a deletionTimestamp (`deleted: false`).
+   */
+  async delete(namespace: string, name: string, preconditions: Preconditions | undefined, opts: WriteOptions): Promise<{ served: Served; deleted: boolean }> {
+    const key = this.key(namespace, name);
+    const check = (current: StoredObject): KubeObject => {
+      const obj = current.object ?? this.#o.codec.decode(current.value);
+      checkPreconditions(this.#o.qualifiedKind.kind, name, preconditions, obj, current.rv);
+      return obj;
+    };
+    const current = await this.#o.storage.get(key);
+    if (!current) throw newNotFound(this.#o.groupResource, name);
+    const obj = check(current);
+    if (opts.dryRun) return { served: { key, value: current.value, object: obj }, deleted: true };
+    if ((obj.metadata.finalizers?.length ?? 0) > 0) {
+      const res = await this.#o.storage.guaranteedUpdate(key, {
+        tryUpdate: (cur) => {
+          if (!cur) throw newNotFound(this.#o.groupResource, name);
+          const next = structuredClone(check(cur));
+          if (!next.metadata.deletionTimestamp) {
+            next.metadata.deletionTimestamp = new Date(Math.floor(this.#now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+            next.metadata.deletionGracePeriodSeconds = 0;
+          }
+          next.metadata.resourceVersion = String(cur.rv);
+          const ttl = this.#ttl();
+          return ttl ? { object: next, ttlSeconds: ttl } : { object: next };
+        },
+      });
+      return { served: served(res.stored), deleted: false };
+    }
+    try {
+      const gone = await this.#o.storage.delete(key, { validateDeletion: (cur) => void check(cur) });
+      return { served: served(gone), deleted: true };
+    } catch (e) {
+      if (e instanceof StorageError && e.code === 'KeyNotFound') throw newNotFound(this.#o.groupResource, name);
+      throw e;
+    }
+  }
+
+  /**
+   * DELETECOLLECTION: list with the request's options (all pages unless a limit was given), then delete each item
+   * with the same preconditions; items already gone are skipped. Returns what was deleted, as listed.
+   */
+  async deleteCollection(namespace: string, listOpts: ListOptions, preconditions: Preconditions | undefined, opts: WriteOptions): Promise<ListResult> {
+    const single = listOpts.limit > 0;
+    const first = await this.list(namespace, single ? listOpts : { ...listOpts, limit: 10_000 });
+    const items: Served[] = [...first.items];
+    let page = first;
+    while (!single && page.continue) {
+      page = await this.list(namespace, { ...listOpts, limit: 10_000, continue: page.continue, resourceVersion: '', resourceVersionMatch: '' });
+      items.push(...page.items);
+    }
+    const deleted: Served[] = [];
+    for (const item of items) {
+      const rest = item.key.slice(this.#o.keyRoot.length + 1);
+      const slash = rest.indexOf('/');
+      const ns = rest.slice(0, slash);
+      const name = rest.slice(slash + 1);
+      try {
+        await this.delete(ns, name, preconditions, opts);
+        deleted.push(item);
+      } catch (e) {
+        if (e instanceof StatusError && e.reason === 'NotFound') continue;
+        throw e;
+      }
+    }
+    const out: ListResult = { items: deleted, resourceVersion: first.resourceVersion };
+    if (single && first.continue) out.continue = first.continue;
+    return out;
+  }
+}
+
+export const CONTINUE_EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+function served(s: StoredObject, obj?: KubeObject): Served {
+  const out: Served = { key: s.key, value: s.value };
+  const o = s.object ?? obj;
+  if (o) out.object = o;
+  return out;
+}
+
+function copyOrDelete<K extends 'creationTimestamp' | 'deletionTimestamp' | 'deletionGracePeriodSeconds' | 'generation'>(
+  m: KubeObject['metadata'],
+  o: KubeObject['metadata'],
+  k: K,
+): void {
+  if (o[k] === undefined || o[k] === null) delete m[k];
+  else m[k] = o[k];
+}
+
+/** DeleteOptions.preconditions (upstream messages name the internal kind, without group). */
+function checkPreconditions(kind: string, name: string, p: Preconditions | undefined, obj: KubeObject, rv: number): void {
+  if (!p) return;
+  const details = { name, kind };
+  if (p.uid !== undefined && p.uid !== obj.metadata.uid) {
+    throw new StatusError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${kind} "${name}": the UID in the precondition (${p.uid}) does not match the UID in record (${obj.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+      details,
+    );
+  }
+  if (p.resourceVersion !== undefined && p.resourceVersion !== String(rv)) {
+    throw new StatusError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${kind} "${name}": the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`,
+      details,
+    );
+  }
+}

@@ -1,0 +1,57 @@
+/** What every REST handler gets: the request, its parsed info and identity, and the resource it addresses. */
+import type { KubeObject } from '../../apis/meta/v1/types.ts';
+import type { Definitions } from '../../apimachinery/schema.ts';
+import type { Store } from '../../registry/generic/store.ts';
+import type { Codec } from '../../storage/interface.ts';
+import type { UserInfo } from '../filters/authentication.ts';
+import type { Request, Response } from '../http-types.ts';
+import type { RequestInfo } from '../request-info.ts';
+
+export interface TableColumn {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
+
+/** One served resource at one group/version (upstream's RequestScope). */
+export interface ResourceScope {
+  group: string;
+  version: string;
+  groupVersion: string;
+  kind: string;
+  listKind: string;
+  resource: string;
+  store: Store;
+  codec: Codec;
+  defs: Definitions;
+  definition: string;
+  supportedFieldLabels: ReadonlySet<string>;
+  tableColumns: TableColumn[];
+  tableCells(obj: KubeObject, nowMs: number): unknown[];
+}
+
+export interface RequestContext {
+  req: Request;
+  res: Response;
+  query: URLSearchParams;
+  info: RequestInfo;
+  user: UserInfo;
+  scope: ResourceScope;
+  /** Warning headers to send (already in `299 - "..."` form is done by the writer). */
+  warnings: string[];
+}
+
+/** `Warning: 299 - "<text>"` values, de-duplicated, within upstream's budget (4096 runes, then 256 each). */
+export function warningHeaders(warnings: string[]): string[] {
+  const unique = [...new Set(warnings)];
+  let total = 0;
+  for (const w of unique) total += [...w].length;
+  const texts = total > 4096 ? unique.map((w) => ([...w].length > 256 ? [...w].slice(0, 256).join('') : w)) : unique;
+  return texts.map((w) => `299 - "${w.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
+}
+
+export function setWarnings(ctx: RequestContext): void {
+  if (ctx.warnings.length) ctx.res.setHeader('warning', warningHeaders(ctx.warnings));
+}

@@ -1,0 +1,150 @@
+/**
+ * Write options from the query (CreateOptions, UpdateOptions, PatchOptions) and DeleteOptions from body or query,
+ * validated with upstream's texts (apimachinery `pkg/apis/meta/v1/validation`).
+ */
+import type { DeleteOptions, Preconditions } from '../../apis/meta/v1/types.ts';
+import type { FieldValidation } from '../../apimachinery/codec/decode.ts';
+import { newBadRequest, newInvalidOptions } from '../../apimachinery/errors.ts';
+import { type FieldError, byteLength, invalid, notSupported, tooLong } from '../../apimachinery/field.ts';
+import { parseBoolParam, parseIntParam } from '../../apimachinery/query.ts';
+
+export interface WriteOptions {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+  /** As given; empty when absent (the default manager is derived from the User-Agent). */
+  fieldManager: string;
+}
+
+function validateDryRun(values: string[]): FieldError[] {
+  if (values.length === 0) return [];
+  if (values.every((v) => v === 'All')) return [];
+  return [notSupported('dryRun', values, ['All'])];
+}
+
+/** Validates fieldManager as upstream: at most 128 bytes, printable characters only. */
+export function validateFieldManager(fm: string): FieldError[] {
+  if (byteLength(fm) > 128) return [tooLong('fieldManager', 128)];
+  let pos = 0;
+  for (const ch of fm) {
+    const cp = ch.codePointAt(0)!;
+    if (!isPrint(cp)) {
+      return [invalid('fieldManager', fm, `invalid character U+${cp.toString(16).toUpperCase().padStart(4, '0')} (at position ${pos})`)];
+    }
+    pos += Buffer.byteLength(ch, 'utf8');
+  }
+  return [];
+}
+
+/** Go's unicode.IsPrint, close enough: no control characters, no unassigned/format/separator codes besides space. */
+function isPrint(cp: number): boolean {
+  if (cp === 0x20) return true;
+  return /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(String.fromCodePoint(cp));
+}
+
+/** CreateOptions / UpdateOptions from the query string. */
+export function parseWriteOptions(kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', q: URLSearchParams): WriteOptions {
+  const dryRun = q.getAll('dryRun');
+  const fv = q.get('fieldValidation') ?? '';
+  const fm = q.get('fieldManager') ?? '';
+  const errs = [...validateDryRun(dryRun)];
+  errs.push(...validateFieldManager(fm));
+  if (!['', 'Ignore', 'Warn', 'Strict'].includes(fv)) errs.push(notSupported('fieldValidation', fv, ['', 'Ignore', 'Strict', 'Warn']));
+  if (errs.length) throw newInvalidOptions(kind, errs);
+  return { dryRun: dryRun.length > 0, fieldValidation: (fv || 'Warn') as FieldValidation, fieldManager: fm };
+}
+
+export interface ParsedDeleteOptions {
+  dryRun: boolean;
+  preconditions: Preconditions | undefined;
+  gracePeriodSeconds: number | undefined;
+  propagationPolicy: string | undefined;
+  orphanDependents: boolean | undefined;
+}
+
+/** DeleteOptions come from the body when it is non-empty, else from the query; never merged (upstream). */
+export function parseDeleteOptions(body: Buffer, q: URLSearchParams): ParsedDeleteOptions {
+  let o: DeleteOptions;
+  if (body.length > 0 && body.toString('utf8').trim() !== '') {
+    o = decodeDeleteOptionsBody(body);
+  } else {
+    o = {};
+    const grace = parseIntParam('gracePeriodSeconds', q.get('gracePeriodSeconds'));
+    if (grace !== undefined) o.gracePeriodSeconds = grace;
+    const orphan = parseBoolParam(q.get('orphanDependents'));
+    if (orphan !== undefined) o.orphanDependents = orphan;
+    const pp = q.get('propagationPolicy');
+    if (pp !== null) o.propagationPolicy = pp as DeleteOptions['propagationPolicy'];
+    const dr = q.getAll('dryRun');
+    if (dr.length) o.dryRun = dr;
+  }
+  const errs: FieldError[] = [];
+  if (o.orphanDependents !== undefined && o.propagationPolicy !== undefined) {
+    errs.push(invalid('propagationPolicy', o.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (o.propagationPolicy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(o.propagationPolicy)) {
+    errs.push(notSupported('propagationPolicy', o.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']));
+  }
+  errs.push(...validateDryRun(o.dryRun ?? []));
+  if (errs.length) throw newInvalidOptions('DeleteOptions', errs);
+  return {
+    dryRun: (o.dryRun?.length ?? 0) > 0,
+    preconditions: o.preconditions,
+    gracePeriodSeconds: o.gracePeriodSeconds,
+    propagationPolicy: o.propagationPolicy,
+    orphanDependents: o.orphanDependents,
+  };
+}
+
+function decodeDeleteOptionsBody(body: Buffer): DeleteOptions {
+  let v: unknown;
+  try {
+    v = JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    throw newBadRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw newBadRequest('json: cannot unmarshal ' + jsonType(v) + ' into Go value of type v1.DeleteOptions');
+  }
+  const src = v as Record<string, unknown>;
+  const out: DeleteOptions = {};
+  const typeErr = (field: string, want: string) =>
+    newBadRequest(`json: cannot unmarshal ${jsonType(src[field])} into Go struct field DeleteOptions.${field} of type ${want}`);
+  if (src.gracePeriodSeconds != null) {
+    if (!Number.isInteger(src.gracePeriodSeconds)) throw typeErr('gracePeriodSeconds', 'int64');
+    out.gracePeriodSeconds = src.gracePeriodSeconds as number;
+  }
+  if (src.orphanDependents != null) {
+    if (typeof src.orphanDependents !== 'boolean') throw typeErr('orphanDependents', 'bool');
+    out.orphanDependents = src.orphanDependents;
+  }
+  if (src.propagationPolicy != null) {
+    if (typeof src.propagationPolicy !== 'string') throw typeErr('propagationPolicy', 'v1.DeletionPropagation');
+    out.propagationPolicy = src.propagationPolicy as DeleteOptions['propagationPolicy'];
+  }
+  if (src.dryRun != null) {
+    if (!Array.isArray(src.dryRun) || !src.dryRun.every((x) => typeof x === 'string')) throw typeErr('dryRun', '[]string');
+    out.dryRun = src.dryRun as string[];
+  }
+  if (src.preconditions != null) {
+    const p = src.preconditions;
+    if (typeof p !== 'object' || Array.isArray(p)) throw typeErr('preconditions', 'v1.Preconditions');
+    const pre: Preconditions = {};
+    const pp = p as Record<string, unknown>;
+    for (const k of ['uid', 'resourceVersion'] as const) {
+      if (pp[k] == null) continue;
+      if (typeof pp[k] !== 'string') {
+        throw newBadRequest(`json: cannot unmarshal ${jsonType(pp[k])} into Go struct field Preconditions.preconditions.${k} of type string`);
+      }
+      pre[k] = pp[k] as string;
+    }
+    out.preconditions = pre;
+  }
+  return out;
+}
+
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return 'object';
+  return typeof v;
+}

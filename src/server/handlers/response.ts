@@ -1,0 +1,95 @@
+/**
+ * Writing objects and lists in the negotiated form. Plain JSON reuses the stored bytes: a list is the stored items
+ * joined between a head and a tail, streamed in chunks that respect socket backpressure (never one big string).
+ */
+import type { KubeObject } from '../../apis/meta/v1/types.ts';
+import type { Served, ListResult } from '../../registry/generic/store.ts';
+import { goJSON } from '../../apimachinery/codec/encode.ts';
+import { writeAndDrain } from '../http-types.ts';
+import { parseIncludeObject, type Negotiated } from '../negotiation.ts';
+import { writeBytes, writeValue } from '../responsewriters.ts';
+import { setWarnings, type RequestContext } from './context.ts';
+import { partialObjectMetadata, toTable } from './table.ts';
+
+const CHUNK = 64 * 1024;
+
+function decode(ctx: RequestContext, s: Served): KubeObject {
+  return s.object ?? ctx.scope.codec.decode(s.value);
+}
+
+export function writeObject(ctx: RequestContext, code: number, s: Served, n: Negotiated): void {
+  setWarnings(ctx);
+  if (n.as === 'Table') {
+    const obj = decode(ctx, s);
+    const include = parseIncludeObject(ctx.query.get('includeObject'));
+    const rv = obj.metadata.resourceVersion;
+    writeValue(ctx.res, code, toTable(ctx.scope, [obj], rv ? { resourceVersion: rv } : {}, include), n);
+    return;
+  }
+  if (n.as === 'PartialObjectMetadata') {
+    writeValue(ctx.res, code, partialObjectMetadata(decode(ctx, s)), n);
+    return;
+  }
+  writeBytes(ctx.res, code, s.value, n);
+}
+
+function listMeta(l: ListResult): Record<string, unknown> {
+  const m: Record<string, unknown> = { resourceVersion: l.resourceVersion };
+  if (l.continue) m.continue = l.continue;
+  if (l.remainingItemCount !== undefined) m.remainingItemCount = l.remainingItemCount;
+  return m;
+}
+
+export async function writeList(ctx: RequestContext, l: ListResult, n: Negotiated): Promise<void> {
+  setWarnings(ctx);
+  const { scope, res } = ctx;
+  if (n.as === 'Table') {
+    const include = parseIncludeObject(ctx.query.get('includeObject'));
+    const objs = l.items.map((s) => decode(ctx, s));
+    writeValue(res, 200, toTable(scope, objs, listMeta(l), include), n);
+    return;
+  }
+  if (n.as === 'PartialObjectMetadataList') {
+    const items = l.items.map((s) => partialObjectMetadata(decode(ctx, s)));
+    writeValue(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta(l), items }, n);
+    return;
+  }
+  if (n.mediaType !== 'application/json' || n.pretty) {
+    const items = l.items.map((s) => decode(ctx, s));
+    writeValue(res, 200, { kind: scope.listKind, apiVersion: scope.groupVersion, metadata: listMeta(l), items }, n);
+    return;
+  }
+  const head = Buffer.from(`{"kind":"${scope.listKind}","apiVersion":"${scope.groupVersion}","metadata":${goJSON(listMeta(l))},"items":[`);
+  const tail = Buffer.from(']}\n');
+  let length = head.length + tail.length + Math.max(0, l.items.length - 1);
+  for (const s of l.items) length += s.value.length;
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(length) });
+  await streamItems(ctx, head, l.items, tail);
+}
+
+const COMMA = Buffer.from(',');
+
+async function streamItems(ctx: RequestContext, head: Buffer, items: Served[], tail: Buffer): Promise<void> {
+  const res = ctx.res;
+  let parts: Buffer[] = [head];
+  let size = head.length;
+  for (let i = 0; i < items.length; i++) {
+    if (i) {
+      parts.push(COMMA);
+      size++;
+    }
+    const v = items[i]!.value;
+    parts.push(v);
+    size += v.length;
+    if (size >= CHUNK) {
+      const wait = writeAndDrain(res, Buffer.concat(parts, size));
+      parts = [];
+      size = 0;
+      if (wait) await wait;
+      if (res.destroyed || (res as { writableEnded?: boolean }).writableEnded) return;
+    }
+  }
+  parts.push(tail);
+  size += tail.length;
+  res.end(Buffer.concat(parts, size));
+}

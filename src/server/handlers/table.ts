@@ -1,0 +1,39 @@
+/** meta.k8s.io/v1 Table output for get, list and watch (upstream `handlers/response.go` + the table convertor). */
+import type { KubeObject, ListMeta } from '../../apis/meta/v1/types.ts';
+import type { ResourceScope } from './context.ts';
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+export interface Table {
+  kind: 'Table';
+  apiVersion: 'meta.k8s.io/v1';
+  metadata: ListMeta;
+  columnDefinitions: ResourceScope['tableColumns'] | null;
+  rows: { cells: unknown[]; object?: unknown }[];
+}
+
+export function toTable(
+  scope: ResourceScope,
+  objects: KubeObject[],
+  meta: ListMeta,
+  include: IncludeObject,
+  withColumns = true,
+  nowMs = Date.now(),
+): Table {
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: meta,
+    columnDefinitions: withColumns ? scope.tableColumns : null,
+    rows: objects.map((o) => {
+      const row: { cells: unknown[]; object?: unknown } = { cells: scope.tableCells(o, nowMs) };
+      if (include === 'Object') row.object = o;
+      else if (include === 'Metadata') row.object = partialObjectMetadata(o);
+      return row;
+    }),
+  };
+}
+
+export function partialObjectMetadata(o: KubeObject): object {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
+}

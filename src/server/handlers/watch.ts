@@ -1,0 +1,216 @@
+/**
+ * The watch server (upstream `handlers/watch.go` + the cacher's per-watcher side). Each watcher queues frames that
+ * the cache built once for everybody, and writes them as the socket drains. A watcher whose client stops reading
+ * is ended once its queue passes a bound (upstream terminates blocked watchers too), so one slow client cannot
+ * grow memory.
+ */
+import type { KubeObject } from '../../apis/meta/v1/types.ts';
+import { StatusError, newBadRequest } from '../../apimachinery/errors.ts';
+import type { ListOptions } from '../../apimachinery/list-options.ts';
+import { parseResourceVersion } from '../../apimachinery/resource-version.ts';
+import { goJSON } from '../../apimachinery/codec/encode.ts';
+import { buildPredicate } from '../../registry/generic/predicate.ts';
+import type { CacheWatch } from '../../storage/cacher/cacher.ts';
+import { watchFrame, type CacheEntry, type CacheEvent, type Predicate, type WatchEventType } from '../../storage/cacher/types.ts';
+import { StorageError } from '../../storage/interface.ts';
+import { parseIncludeObject, type Negotiated } from '../negotiation.ts';
+import type { RequestContext } from './context.ts';
+import { negotiate } from './get.ts';
+import { toTable } from './table.ts';
+
+export const INITIAL_EVENTS_END_ANNOTATION = 'cluster.io/initial-events-end';
+
+export const watchSettings = {
+  /** --min-request-timeout: a watch without timeoutSeconds lasts a random time in [min, 2·min). */
+  minRequestTimeoutSeconds: 1800,
+  bookmarkIntervalMs: 60_000,
+  /** Queued bytes after which a watcher that does not read is ended. */
+  maxQueuedBytes: 32 * 1024 * 1024,
+};
+
+/** Open watches, so shutdown can end them cleanly. */
+export const activeWatches = new Set<{ end(): void }>();
+
+export async function serveWatch(ctx: RequestContext, opts: ListOptions): Promise<void> {
+  const n = negotiate(ctx, true);
+  const { scope, info } = ctx;
+  const cacher = scope.store.cacher;
+  let predicate = buildPredicate(opts.labelSelector, opts.fieldSelector);
+  if (info.name) {
+    const required = opts.fieldSelector?.requiresExactMatch('metadata.name');
+    if (opts.fieldSelector && !opts.fieldSelector.isEmpty() && required !== undefined && required !== info.name) {
+      throw newBadRequest("fieldSelector metadata.name doesn't match requested name");
+    }
+    predicate = andName(predicate, info.name);
+  }
+  const prefix = scope.store.prefix(info.namespace);
+  const rvParam = opts.resourceVersion ?? '';
+  const sendInitial = opts.sendInitialEvents === true;
+  if (sendInitial) {
+    if (rvParam === '') await cacher.waitForConsistentRead();
+    else {
+      const want = parseResourceVersion(rvParam);
+      if (want > 0) await cacher.waitUntilFresh(want);
+    }
+  }
+  const fromRV = sendInitial || rvParam === '' || rvParam === '0' ? cacher.resourceVersion : parseResourceVersion(rvParam);
+  const include = n.as === 'Table' ? parseIncludeObject(ctx.query.get('includeObject')) : 'None';
+  const w = new WatchStream(ctx, n, include, opts);
+  const cw = cacher.watch(prefix, { fromRV, sendInitialEvents: sendInitial, predicate }, w);
+  w.start(cw, opts.allowWatchBookmarks && sendInitial);
+}
+
+function andName(p: Predicate, name: string): Predicate {
+  return { everything: false, matches: (a) => a.name === name && (p.everything || p.matches(a)) };
+}
+
+class WatchStream {
+  #queue: Buffer[] = [];
+  #queued = 0;
+  #blocked = false;
+  #ended = false;
+  #live = false;
+  #pending: { ev: CacheEvent; type: WatchEventType }[] = [];
+  #lastRV = 0;
+  #cw: CacheWatch | undefined;
+  #timers: NodeJS.Timeout[] = [];
+  #firstTable = true;
+  readonly #entry = { end: () => this.end() };
+
+  constructor(
+    readonly ctx: RequestContext,
+    readonly n: Negotiated,
+    readonly include: 'None' | 'Metadata' | 'Object',
+    readonly opts: ListOptions,
+  ) {}
+
+  start(cw: CacheWatch, initialEndBookmark: boolean): void {
+    this.#cw = cw;
+    this.#lastRV = cw.startRV;
+    const res = this.ctx.res;
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+    (res as { flushHeaders?: () => void }).flushHeaders?.();
+    res.on('close', () => this.end());
+    res.on('drain', () => {
+      this.#blocked = false;
+      this.#flush();
+    });
+    activeWatches.add(this.#entry);
+    const timeoutMs =
+      this.opts.timeoutSeconds && this.opts.timeoutSeconds > 0
+        ? this.opts.timeoutSeconds * 1000
+        : (watchSettings.minRequestTimeoutSeconds + Math.random() * watchSettings.minRequestTimeoutSeconds) * 1000;
+    this.#timers.push(setTimeout(() => this.end(), timeoutMs));
+    if (this.opts.allowWatchBookmarks) {
+      this.#timers.push(setInterval(() => this.#periodicBookmark(), watchSettings.bookmarkIntervalMs));
+      if (timeoutMs > 4000) this.#timers.push(setTimeout(() => this.#periodicBookmark(), timeoutMs - 2000));
+    }
+    if (cw.initial) void this.#sendInitial(cw.initial, cw.startRV, initialEndBookmark);
+    else this.#goLive();
+  }
+
+  async #sendInitial(initial: Iterable<CacheEntry>, rv: number, endBookmark: boolean): Promise<void> {
+    for (const entry of initial) {
+      if (this.#ended) return;
+      this.#push(this.#frameFor('ADDED', entry));
+      if (this.#blocked) await new Promise<void>((r) => this.ctx.res.once('drain', () => r()).once('close', () => r()));
+    }
+    if (endBookmark) this.#push(this.#bookmark(rv, true));
+    this.#goLive();
+  }
+
+  #goLive(): void {
+    this.#live = true;
+    for (const p of this.#pending) this.#deliver(p.ev, p.type);
+    this.#pending = [];
+    this.#flush();
+  }
+
+  onEvent(ev: CacheEvent, type: WatchEventType): void {
+    if (this.#ended) return;
+    if (!this.#live) {
+      this.#pending.push({ ev, type });
+      this.#queued += ev.entry.value.length;
+      if (this.#queued > watchSettings.maxQueuedBytes) this.end();
+      return;
+    }
+    this.#deliver(ev, type);
+  }
+
+  #deliver(ev: CacheEvent, type: WatchEventType): void {
+    this.#lastRV = ev.rv;
+    if (this.n.as === 'Table') this.#push(this.#frameFor(type, ev.entry));
+    else this.#push(ev.frame(type));
+  }
+
+  onError(err: Error): void {
+    if (this.#ended) return;
+    let status: StatusError;
+    if (err instanceof StorageError && err.code === 'Expired') {
+      status = new StatusError(410, 'Expired', `too old resource version: ${this.opts.resourceVersion ?? ''} (${err.rv})`);
+    } else if (err instanceof StatusError) status = err;
+    else status = new StatusError(500, 'InternalError', `Internal error occurred: ${err.message}`);
+    this.#push(Buffer.from(goJSON({ type: 'ERROR', object: status.toStatus() }) + '\n'));
+    this.end();
+  }
+
+  #frameFor(type: WatchEventType, entry: CacheEntry): Buffer {
+    if (this.n.as !== 'Table') return watchFrame(type, entry.value);
+    const obj = this.ctx.scope.codec.decode(entry.value);
+    const table = toTable(this.ctx.scope, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, this.include, this.#firstTable);
+    this.#firstTable = false;
+    return Buffer.from(goJSON({ type, object: table }) + '\n');
+  }
+
+  #bookmark(rv: number, initialEnd: boolean): Buffer {
+    const scope = this.ctx.scope;
+    const meta: KubeObject['metadata'] = { resourceVersion: String(rv) };
+    if (initialEnd) meta.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };
+    const obj: KubeObject = { kind: scope.kind, apiVersion: scope.groupVersion, metadata: meta };
+    if (this.n.as === 'Table') {
+      const table = toTable(scope, [], { resourceVersion: String(rv) }, this.include, this.#firstTable);
+      this.#firstTable = false;
+      return Buffer.from(goJSON({ type: 'BOOKMARK', object: table }) + '\n');
+    }
+    return watchFrame('BOOKMARK', scope.codec.encode(obj));
+  }
+
+  #periodicBookmark(): void {
+    if (this.#ended || !this.#live || this.#queue.length) return;
+    // Every change up to the cache's revision has been dispatched to us (synchronously) and written.
+    const rv = Math.max(this.#lastRV, this.ctx.scope.store.cacher.resourceVersion);
+    this.#push(this.#bookmark(rv, false));
+  }
+
+  #push(frame: Buffer): void {
+    if (this.#ended) return;
+    this.#queue.push(frame);
+    this.#queued += frame.length;
+    if (this.#queued > watchSettings.maxQueuedBytes) {
+      this.end();
+      return;
+    }
+    if (this.#queue.length === 1) queueMicrotask(() => this.#flush());
+  }
+
+  #flush(): void {
+    if (this.#ended || this.#blocked || this.#queue.length === 0) return;
+    const chunk = this.#queue.length === 1 ? this.#queue[0]! : Buffer.concat(this.#queue);
+    this.#queue = [];
+    this.#queued = 0;
+    const ok = (this.ctx.res as { write(b: Buffer): boolean }).write(chunk);
+    if (!ok) this.#blocked = true;
+  }
+
+  /** Ends the stream cleanly (chunked EOF, no final frame), as upstream on timeout or shutdown. */
+  end(): void {
+    if (this.#ended) return;
+    this.#flush();
+    this.#ended = true;
+    activeWatches.delete(this.#entry);
+    for (const t of this.#timers) clearTimeout(t);
+    this.#cw?.stop();
+    const res = this.ctx.res;
+    if (!res.destroyed && !(res as { writableEnded?: boolean }).writableEnded) res.end();
+  }
+}

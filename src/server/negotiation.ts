@@ -1,0 +1,327 @@
+/**
+ * Content negotiation as apiserver's pkg/endpoints/handlers/negotiation (negotiate.go) with goautoneg's Accept
+ * parser, plus the request-side checks (Content-Type, patch types, Table includeObject).
+ *
+ * We serve JSON and YAML only (no protobuf, no CBOR), so a 406 lists `application/json, application/yaml`
+ * (watch: `application/json;stream=watch`) rather than upstream's list with protobuf: a client told protobuf is
+ * acceptable would retry with a type we then refuse. Same rule for 415 (README decision 9).
+ */
+import { newBadRequest, newNotAcceptable, newUnsupportedMediaType } from '../apimachinery/errors.ts';
+import { invalid } from '../apimachinery/field.ts';
+
+export type OutputMediaType = 'application/json' | 'application/yaml';
+
+export interface Negotiated {
+  mediaType: OutputMediaType;
+  /** A conversion asked for with `as=`; absent for the plain resource. */
+  as?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  /** apiVersion of the conversion target, as the client asked: `meta.k8s.io/v1`, `meta.cluster.io/v1beta1`, ... */
+  asApiVersion?: string;
+  /** Indent the JSON output. Always false for YAML and for streams. */
+  pretty: boolean;
+}
+
+export const OUTPUT_MEDIA_TYPES: readonly OutputMediaType[] = ['application/json', 'application/yaml'];
+export const STREAM_MEDIA_TYPES: readonly string[] = ['application/json;stream=watch'];
+export const PATCH_MEDIA_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+] as const;
+
+/** Groups whose Table / PartialObjectMetadata we produce: the wire name clients hard-code and our spelling. */
+const META_GROUPS = new Set(['meta.k8s.io', 'meta.cluster.io']);
+const META_VERSIONS = new Set(['v1', 'v1beta1']);
+const EMPTY_GVK = { group: '', version: '', kind: '' };
+
+interface Serializer {
+  type: string;
+  subType: string;
+  mediaType: OutputMediaType;
+  streams: boolean;
+}
+
+// Order matters: an empty Accept or `*/*` picks the first.
+const SERIALIZERS: Serializer[] = [
+  { type: 'application', subType: 'json', mediaType: 'application/json', streams: true },
+  { type: 'application', subType: 'yaml', mediaType: 'application/yaml', streams: false },
+];
+
+interface AcceptClause {
+  type: string;
+  subType: string;
+  q: number;
+  params: Map<string, string>;
+}
+
+/**
+ * Picks the response media type. `stream: true` for watch responses: the first acceptable clause must then be
+ * JSON (upstream negotiates twice and does not look past a YAML match). Throws 406 StatusErrors.
+ */
+export function negotiateOutput(
+  accept: string | undefined,
+  opts: { stream: boolean; userAgent?: string; prettyParam?: string | null },
+): Negotiated {
+  const chosen = negotiateClause(accept ?? '');
+  if (!chosen) throw newNotAcceptable([...OUTPUT_MEDIA_TYPES]);
+  if (opts.stream && !chosen.serializer.streams) throw newNotAcceptable([...STREAM_MEDIA_TYPES]);
+  const out: Negotiated = { mediaType: chosen.serializer.mediaType, pretty: false };
+  if (chosen.convert) {
+    out.as = chosen.convert.kind as NonNullable<Negotiated['as']>;
+    out.asApiVersion = `${chosen.convert.group}/${chosen.convert.version}`;
+  }
+  // Only the JSON serializer has a pretty form; stream serializers ignore it.
+  if (!opts.stream && out.mediaType === 'application/json') {
+    out.pretty = chosen.pretty || isPrettyPrint(opts.prettyParam ?? null, opts.userAgent ?? '');
+  }
+  return out;
+}
+
+interface Chosen {
+  serializer: Serializer;
+  pretty: boolean;
+  convert?: { group: string; version: string; kind: string };
+}
+
+function negotiateClause(header: string): Chosen | null {
+  if (header.length === 0) return { serializer: SERIALIZERS[0]!, pretty: false };
+  for (const clause of parseAccept(header)) {
+    for (const s of SERIALIZERS) {
+      const matches =
+        (clause.type === s.type && (clause.subType === s.subType || clause.subType === '*')) ||
+        (clause.type === '*' && clause.subType === '*');
+      if (!matches) continue;
+      const chosen = acceptOptions(clause.params, s);
+      if (chosen) return chosen;
+    }
+  }
+  return null;
+}
+
+/** negotiate.go acceptMediaTypeOptions with the RequestScope endpoint restrictions. */
+function acceptOptions(params: Map<string, string>, s: Serializer): Chosen | null {
+  const chosen: Chosen = { serializer: s, pretty: false };
+  let convert: Chosen['convert'];
+  for (const [k, v] of params) {
+    switch (k) {
+      case 'as':
+        convert = { ...(convert ?? EMPTY_GVK), kind: v };
+        break;
+      case 'g':
+        convert = { ...(convert ?? EMPTY_GVK), group: v };
+        break;
+      case 'v':
+        convert = { ...(convert ?? EMPTY_GVK), version: v };
+        break;
+      case 'stream':
+        if (v.length > 0 && (!s.streams || v !== 'watch')) return null;
+        break;
+      case 'sv':
+        // The only server version an endpoint allows is the meta version, v1.
+        if (v.length > 0 && v !== 'v1') return null;
+        break;
+      case 'pretty':
+        chosen.pretty = v === '1';
+        break;
+      default: // export, profile and unknown parameters do not restrict
+    }
+  }
+  if (convert) {
+    if (!META_GROUPS.has(convert.group) || !META_VERSIONS.has(convert.version)) return null;
+    // Table renders to JSON and YAML only (both ours); PartialObjectMetadata(List) to any type.
+    if (convert.kind !== 'Table' && convert.kind !== 'PartialObjectMetadata' && convert.kind !== 'PartialObjectMetadataList') return null;
+    chosen.convert = convert;
+  }
+  return chosen;
+}
+
+// Hand-written because clients rely on goautoneg's exact (lenient, order-quirky) parse, which no npm parser copies.
+function parseAccept(header: string): AcceptClause[] {
+  const clauses: AcceptClause[] = [];
+  let remaining = header;
+  while (remaining.length > 0) {
+    let part: string;
+    [part, remaining] = nextSplit(remaining, ',');
+    part = trimSpaces(part);
+    const [range, paramText] = nextSplit(part, ';');
+    const [t, afterSlash] = nextSplit(range, '/');
+    const clause: AcceptClause = { type: trimSpaces(t), subType: '', q: 1, params: new Map() };
+    if (afterSlash.length === 0) {
+      if (clause.type !== '*') continue;
+      clause.subType = '*';
+    } else {
+      const [sub, extra] = nextSplit(afterSlash, '/');
+      if (extra.length > 0) continue;
+      clause.subType = trimSpaces(sub);
+    }
+    let rest = paramText;
+    while (rest.length > 0) {
+      let p: string;
+      [p, rest] = nextSplit(rest, ';');
+      const [key, afterEq] = nextSplit(p, '=');
+      if (afterEq.length === 0) continue;
+      const [value, extra] = nextSplit(afterEq, '=');
+      if (extra.length !== 0) continue;
+      const token = trimSpaces(key);
+      if (token === 'q') clause.q = goParseFloat32(value);
+      else clause.params.set(token, trimSpaces(value));
+    }
+    clauses.push(clause);
+  }
+  // Go's sort.Sort is an insertion sort up to 12 elements; its Less is not a strict order, so reproduce both.
+  for (let i = 1; i < clauses.length; i++) {
+    for (let j = i; j > 0 && acceptLess(clauses[j]!, clauses[j - 1]!); j--) {
+      [clauses[j], clauses[j - 1]] = [clauses[j - 1]!, clauses[j]!];
+    }
+  }
+  return clauses;
+}
+
+function acceptLess(a: AcceptClause, b: AcceptClause): boolean {
+  if (a.q > b.q) return true;
+  if (a.type !== '*' && b.type === '*') return true;
+  if (a.subType !== '*' && b.subType === '*') return true;
+  return false;
+}
+
+function nextSplit(s: string, sep: string): [string, string] {
+  const i = s.indexOf(sep);
+  return i === -1 ? [s, ''] : [s.slice(0, i), s.slice(i + 1)];
+}
+
+function trimSpaces(s: string): string {
+  return s.replace(/^ +| +$/g, '');
+}
+
+/** strconv.ParseFloat(s, 32) with the error ignored: syntax errors give 0, overflow gives ±Inf. */
+function goParseFloat32(s: string): number {
+  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return Math.fround(Number(s));
+  if (/^[+-]?(inf|infinity)$/i.test(s)) return s.startsWith('-') ? -Infinity : Infinity;
+  if (/^[+-]?nan$/i.test(s)) return NaN;
+  return 0;
+}
+
+/** Go strconv.ParseBool; unparsable values are false. */
+export function goParseBool(s: string): boolean {
+  return s === '1' || s === 't' || s === 'T' || s === 'TRUE' || s === 'true' || s === 'True';
+}
+
+/** A non-empty `pretty` query parameter decides; otherwise browsers, curl and wget get indented JSON. */
+function isPrettyPrint(prettyParam: string | null, userAgent: string): boolean {
+  if (prettyParam) return goParseBool(prettyParam);
+  return userAgent.startsWith('curl') || userAgent.startsWith('Wget') || userAgent.startsWith('Mozilla/5.0');
+}
+
+/**
+ * The decoder for a request body: empty Content-Type means JSON; parameters (`;charset=`) are ignored; a
+ * malformed or unknown type is a 415 listing what we decode.
+ */
+export function requestBodyType(contentType: string | undefined): 'application/json' | 'application/yaml' {
+  if (!contentType) return 'application/json';
+  const base = parseMediaType(contentType);
+  if (base === 'application/json' || base === 'application/yaml') return base;
+  throw newUnsupportedMediaType(['application/json', 'application/yaml']);
+}
+
+/**
+ * The patch type of a PATCH request. As upstream, only the part before the first `;` counts and it must match
+ * exactly (no case folding, no trimming); anything else is a 415 listing the four patch types.
+ */
+export function patchType(contentType: string | undefined): 'json' | 'merge' | 'strategic' | 'apply' {
+  let ct = contentType ?? '';
+  const idx = ct.indexOf(';');
+  if (idx > 0) ct = ct.slice(0, idx);
+  switch (ct) {
+    case 'application/json-patch+json':
+      return 'json';
+    case 'application/merge-patch+json':
+      return 'merge';
+    case 'application/strategic-merge-patch+json':
+      return 'strategic';
+    case 'application/apply-patch+yaml':
+      return 'apply';
+    default:
+      throw newUnsupportedMediaType([...PATCH_MEDIA_TYPES]);
+  }
+}
+
+/** The Table `includeObject` option (TableOptions validation); empty or absent means Metadata. */
+export function parseIncludeObject(v: string | null): 'None' | 'Metadata' | 'Object' {
+  if (v === null || v === '' || v === 'Metadata') return 'Metadata';
+  if (v === 'None' || v === 'Object') return v;
+  const err = invalid('includeObject', v, "must be 'Metadata', 'Object', 'None', or empty");
+  throw newBadRequest(`Unable to convert to Table as requested: ${err.text()}`);
+}
+
+const TSPECIALS = new Set('()<>@,;:\\"/[]?='.split(''));
+
+function consumeToken(s: string): [string, string] {
+  let i = 0;
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    if (c <= 0x20 || c >= 0x7f || TSPECIALS.has(s[i]!)) break;
+    i++;
+  }
+  return [s.slice(0, i), s.slice(i)];
+}
+
+/**
+ * Go mime.ParseMediaType reduced to what the handlers use: the lower-cased base type, or null when Go reports an
+ * error (bad type, bad parameter syntax, conflicting duplicate parameters). Hand-written because Node's
+ * util.MIMEType follows WHATWG and silently drops bad parameters where Go fails.
+ */
+export function parseMediaType(v: string): string | null {
+  const semi = v.indexOf(';');
+  const baseRaw = semi === -1 ? v : v.slice(0, semi);
+  const base = baseRaw.toLowerCase().trim();
+  const [typ, afterType] = consumeToken(base);
+  if (typ === '') return null;
+  if (afterType !== '') {
+    if (!afterType.startsWith('/')) return null;
+    const [sub, afterSub] = consumeToken(afterType.slice(1));
+    if (sub === '' || afterSub !== '') return null;
+  }
+  const params = new Map<string, string>();
+  let rest = v.slice(baseRaw.length);
+  for (;;) {
+    rest = rest.trimStart();
+    if (rest === '') break;
+    const p = consumeParam(rest);
+    if (!p) {
+      if (rest.trim() === ';') break; // a trailing semicolon is tolerated
+      return null;
+    }
+    const prev = params.get(p.key);
+    if (prev !== undefined && prev !== p.value) return null;
+    params.set(p.key, p.value);
+    rest = p.rest;
+  }
+  return base;
+}
+
+function consumeParam(v: string): { key: string; value: string; rest: string } | null {
+  let rest = v.trimStart();
+  if (!rest.startsWith(';')) return null;
+  rest = rest.slice(1).trimStart();
+  let key: string;
+  [key, rest] = consumeToken(rest);
+  if (key === '') return null;
+  rest = rest.trimStart();
+  if (!rest.startsWith('=')) return null;
+  rest = rest.slice(1).trimStart();
+  if (!rest.startsWith('"')) {
+    const [value, after] = consumeToken(rest);
+    if (value === '') return null;
+    return { key: key.toLowerCase(), value, rest: after };
+  }
+  let value = '';
+  for (let i = 1; i < rest.length; i++) {
+    const c = rest[i]!;
+    if (c === '"') return { key: key.toLowerCase(), value, rest: rest.slice(i + 1) };
+    if (c === '\\' && i + 1 < rest.length) value += rest[++i];
+    else if (c === '\r' || c === '\n') return null;
+    else value += c;
+  }
+  return null;
+}

@@ -1,0 +1,217 @@
+/**
+ * Request attributes as apiserver's RequestInfoFactory derives them (pkg/endpoints/request/requestinfo.go): the
+ * authorizer, the max-in-flight filter, metrics and the Forbidden message all read them, so verbs and parts follow
+ * upstream exactly, including its quirks (namespace subresources, `/watch/` prefix, empty path segments).
+ */
+
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  /** The (percent-decoded) URL path. */
+  path: string;
+  /** Kubernetes verb for resource requests; the lower-case HTTP method otherwise. */
+  verb: string;
+  apiPrefix: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** Path parts starting at the resource: resource/name/subresource/... */
+  parts: string[];
+}
+
+/** A path that looks like a resource request but cannot be parsed (`/api/v1/watch`); upstream answers 500. */
+export class RequestInfoError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RequestInfoError';
+  }
+}
+
+const API_PREFIXES = new Set(['api', 'apis']);
+const GROUPLESS_API_PREFIXES = new Set(['api']);
+const SPECIAL_VERBS = new Set(['proxy', 'watch']);
+const SPECIAL_VERBS_NO_SUBRESOURCES = new Set(['proxy']);
+// Lets `/namespaces/<ns>/status` be the namespace's subresource rather than a resource named `status`.
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+const METHOD_VERBS: Record<string, string> = {
+  POST: 'create',
+  GET: 'get',
+  HEAD: 'get',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
+
+/**
+ * Derives the request attributes. `pathname` must be the percent-decoded path (Go's `URL.Path`); `query` the
+ * parsed query string. Throws RequestInfoError for a bare special verb (`/api/v1/watch`); upstream turns that into
+ * a plain-text 500 `Internal Server Error: "<uri>": failed to create RequestInfo: <message>`.
+ */
+export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams): RequestInfo {
+  const info: RequestInfo = {
+    isResourceRequest: false,
+    path: pathname,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
+  };
+
+  let parts = splitPath(pathname);
+  if (parts.length < 3 || !API_PREFIXES.has(parts[0]!)) return info;
+  const apiPrefix = parts[0]!;
+  parts = parts.slice(1);
+  let apiGroup = '';
+  if (!GROUPLESS_API_PREFIXES.has(apiPrefix)) {
+    if (parts.length < 3) return info;
+    apiGroup = parts[0]!;
+    parts = parts.slice(1);
+  }
+  info.apiPrefix = apiPrefix;
+  info.apiGroup = apiGroup;
+  info.isResourceRequest = true;
+  info.apiVersion = parts[0]!;
+  parts = parts.slice(1);
+
+  if (SPECIAL_VERBS.has(parts[0]!)) {
+    if (parts.length < 2) {
+      const qs = query.toString();
+      throw new RequestInfoError(`unable to determine kind and namespace from url, ${pathname}${qs ? `?${qs}` : ''}`);
+    }
+    info.verb = parts[0]!;
+    parts = parts.slice(1);
+  } else {
+    info.verb = METHOD_VERBS[method] ?? '';
+  }
+
+  if (parts[0] === 'namespaces') {
+    if (parts.length > 1) {
+      info.namespace = parts[1]!;
+      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2]!)) parts = parts.slice(2);
+    }
+  }
+  info.parts = parts;
+
+  if (parts.length >= 3 && !SPECIAL_VERBS_NO_SUBRESOURCES.has(info.verb)) info.subresource = parts[2]!;
+  if (parts.length >= 2) info.name = parts[1]!;
+  if (parts.length >= 1) info.resource = parts[0]!;
+
+  if (info.name === '' && info.verb === 'get') {
+    const opts = decodeListOptions(query);
+    info.verb = opts.watch ? 'watch' : 'list';
+    if (opts.nameFromFieldSelector !== undefined && isPathSegmentName(opts.nameFromFieldSelector)) {
+      info.name = opts.nameFromFieldSelector;
+    }
+  }
+  if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
+  return info;
+}
+
+function splitPath(path: string): string[] {
+  const trimmed = path.replace(/^\/+|\/+$/g, '');
+  return trimmed === '' ? [] : trimmed.split('/');
+}
+
+/** apimachinery's query-to-bool rule: only `0` and (any-case) `false` are false; present-but-empty is true. */
+function queryBool(v: string): boolean {
+  return !(v === '0' || v.toLowerCase() === 'false');
+}
+
+/**
+ * The parts of ListOptions decoding that decide the verb and name. As upstream, any decoding error (a bad
+ * integer, a malformed field selector) drops all decoded options except `watch`, so the name stays unset.
+ * Label-selector syntax errors are not detected here (see report): they only affect the name.
+ */
+function decodeListOptions(query: URLSearchParams): { watch: boolean; nameFromFieldSelector?: string } {
+  const watchRaw = query.get('watch');
+  const watch = watchRaw !== null && queryBool(watchRaw);
+  for (const key of ['limit', 'timeoutSeconds']) {
+    const v = query.get(key);
+    if (v !== null && !isGoInt64(v)) return { watch };
+  }
+  const fs = query.get('fieldSelector');
+  if (fs === null) return { watch };
+  const name = fieldSelectorExactMatch(fs, 'metadata.name');
+  if (name === null) return { watch }; // parse error
+  return name === undefined ? { watch } : { watch, nameFromFieldSelector: name };
+}
+
+/** strconv.ParseInt(s, 10, 64) succeeds. */
+function isGoInt64(s: string): boolean {
+  if (!/^[+-]?[0-9]+$/.test(s)) return false;
+  const n = BigInt(s);
+  return n >= -(2n ** 63n) && n < 2n ** 63n;
+}
+
+/**
+ * fields.ParseSelector + RequiresExactMatch: returns the value of the first (in sorted term order) `field=` or
+ * `field==` term, undefined when there is none, null when the selector does not parse.
+ */
+export function fieldSelectorExactMatch(selector: string, field: string): string | null | undefined {
+  const terms = splitTerms(selector).sort();
+  let found: string | undefined;
+  for (const term of terms) {
+    if (term === '') continue;
+    const split = splitTerm(term);
+    if (!split) return null;
+    const value = unescapeValue(split.rhs);
+    if (value === null) return null;
+    if (found === undefined && split.op !== '!=' && split.lhs === field) found = value;
+  }
+  return found;
+}
+
+function splitTerms(s: string): string[] {
+  if (s === '') return [];
+  const terms: string[] = [];
+  let start = 0;
+  let inSlash = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (inSlash) inSlash = false;
+    else if (c === '\\') inSlash = true;
+    else if (c === ',') {
+      terms.push(s.slice(start, i));
+      start = i + 1;
+    }
+  }
+  terms.push(s.slice(start));
+  return terms;
+}
+
+function splitTerm(term: string): { lhs: string; op: string; rhs: string } | null {
+  for (let i = 0; i < term.length; i++) {
+    for (const op of ['!=', '==', '=']) {
+      if (term.startsWith(op, i)) return { lhs: term.slice(0, i), op, rhs: term.slice(i + op.length) };
+    }
+  }
+  return null;
+}
+
+function unescapeValue(s: string): string | null {
+  let out = '';
+  let inSlash = false;
+  for (const c of s) {
+    if (inSlash) {
+      if (c !== '\\' && c !== ',' && c !== '=') return null;
+      out += c;
+      inSlash = false;
+    } else if (c === '\\') inSlash = true;
+    else if (c === ',' || c === '=') return null;
+    else out += c;
+  }
+  return inSlash ? null : out;
+}
+
+/** apimachinery content.IsPathSegmentName: not `.`/`..`, no `/` or `%` (empty is allowed). */
+function isPathSegmentName(name: string): boolean {
+  return name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
+}

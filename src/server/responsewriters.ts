@@ -1,0 +1,69 @@
+/**
+ * The one place where results and errors become HTTP responses (upstream `handlers/responsewriters`). Objects are
+ * written from their stored bytes; only pretty, YAML and Table output decode them again.
+ */
+import { goJSON, prettyJSON, toYAML } from '../apimachinery/codec/encode.ts';
+import { StatusError, newInternalError } from '../apimachinery/errors.ts';
+import type { Response } from './http-types.ts';
+import type { Negotiated } from './negotiation.ts';
+import { log } from '../util/log.ts';
+
+const NEWLINE = Buffer.from('\n');
+
+export const JSON_NEGOTIATED: Negotiated = { mediaType: 'application/json', pretty: false };
+
+function contentType(n: Negotiated): string {
+  return n.mediaType;
+}
+
+/** Writes a JSON-able value in the negotiated media type. */
+export function writeValue(res: Response, code: number, value: unknown, n: Negotiated = JSON_NEGOTIATED, headers?: Record<string, string>): void {
+  let body: string;
+  if (n.mediaType === 'application/yaml') body = toYAML(value);
+  else if (n.pretty) body = prettyJSON(value);
+  else body = goJSON(value) + '\n';
+  const buf = Buffer.from(body);
+  res.writeHead(code, { ...headers, 'content-type': contentType(n), 'content-length': String(buf.length) });
+  res.end(buf);
+}
+
+/** Writes serialized object bytes as they are when the client wants plain JSON; re-encodes otherwise. */
+export function writeBytes(res: Response, code: number, value: Buffer, n: Negotiated = JSON_NEGOTIATED, headers?: Record<string, string>): void {
+  if (n.mediaType === 'application/json' && !n.pretty) {
+    res.writeHead(code, { ...headers, 'content-type': 'application/json', 'content-length': String(value.length + 1) });
+    res.write(value);
+    res.end(NEWLINE);
+    return;
+  }
+  writeValue(res, code, JSON.parse(value.toString('utf8')), n, headers);
+}
+
+/** Turns any thrown value into a Status response; anything that is not a StatusError is logged as a 500. */
+export function writeError(res: Response, err: unknown, n: Negotiated = JSON_NEGOTIATED): void {
+  let se: StatusError;
+  if (err instanceof StatusError) se = err;
+  else {
+    log.error('Unhandled error', { err: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    se = newInternalError(err);
+  }
+  if (res.headersSent) {
+    res.destroy?.();
+    return;
+  }
+  const headers: Record<string, string> = {};
+  const retry = se.details?.retryAfterSeconds;
+  if (retry && retry > 0) headers['retry-after'] = String(retry);
+  if (se.code === 406) {
+    // The 406 body itself cannot be negotiated: upstream writes indented JSON.
+    writeValue(res, 406, se.toStatus(), { mediaType: 'application/json', pretty: true }, headers);
+    return;
+  }
+  writeValue(res, se.code, se.toStatus(), n.as ? { mediaType: n.mediaType, pretty: n.pretty } : n, headers);
+}
+
+/** Plain-text answers upstream gives outside the Status machinery (404 page not found, 429 from max-in-flight). */
+export function writeText(res: Response, code: number, text: string, headers?: Record<string, string>): void {
+  const buf = Buffer.from(text);
+  res.writeHead(code, { ...headers, 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'content-length': String(buf.length) });
+  res.end(buf);
+}

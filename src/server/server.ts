@@ -1,0 +1,155 @@
+/**
+ * The HTTPS server and its filter chain (upstream `server/config.go` DefaultBuildHandlerChain, in the same order:
+ * panic recovery → request info → Cache-Control → authentication (401) → authorization (403) → routes).
+ * One node:http2 secure server answers both HTTP/2 and HTTP/1.1.
+ */
+import http2 from 'node:http2';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { newNotFoundPath, newUnauthorized } from '../apimachinery/errors.ts';
+import { log } from '../util/log.ts';
+import { authorize, forbiddenError, isPublicPath } from './filters/authorization.ts';
+import { type UserInfo, userFromPeerCertificate } from './filters/authentication.ts';
+import type { RequestContext, ResourceScope } from './handlers/context.ts';
+import { activeWatches } from './handlers/watch.ts';
+import type { HealthChecks } from './healthz.ts';
+import type { Request, Response } from './http-types.ts';
+import { parseRequestInfo } from './request-info.ts';
+import { writeError, writeText } from './responsewriters.ts';
+import { findScope, serveResource } from './rest-routes.ts';
+
+/** A non-resource handler: returns true when it answered. */
+export type PathHandler = (req: Request, res: Response, pathname: string, query: URLSearchParams, user: UserInfo | null) => boolean | Promise<boolean>;
+
+export interface ServerConfig {
+  bindAddress: string;
+  port: number;
+  tls: { cert: string; key: string; clientCA: string };
+  scopes: ResourceScope[];
+  health: HealthChecks;
+  /** Discovery, OpenAPI, /version and friends, tried in order before resource routing. */
+  pathHandlers: PathHandler[];
+  /** Path prefixes of served API group versions: unknown paths below them get a Status 404, others plain text. */
+  servedPrefixes: string[];
+}
+
+export class APIServer {
+  readonly #cfg: ServerConfig;
+  readonly #server: http2.Http2SecureServer;
+  readonly #sockets = new Set<Socket>();
+  readonly #sessions = new Set<http2.Http2Session>();
+  #inflight = 0;
+  #idle: (() => void) | undefined;
+
+  constructor(cfg: ServerConfig) {
+    this.#cfg = cfg;
+    this.#server = http2.createSecureServer(
+      {
+        allowHTTP1: true,
+        cert: cfg.tls.cert,
+        key: cfg.tls.key,
+        ca: cfg.tls.clientCA,
+        requestCert: true,
+        rejectUnauthorized: false,
+        settings: { maxConcurrentStreams: 1000 },
+        maxSessionMemory: 64,
+      },
+      (req, res) => void this.#handle(req, res),
+    );
+    this.#server.on('secureConnection', (s: Socket) => {
+      this.#sockets.add(s);
+      s.on('close', () => this.#sockets.delete(s));
+    });
+    this.#server.on('session', (s: http2.Http2Session) => {
+      this.#sessions.add(s);
+      s.on('close', () => this.#sessions.delete(s));
+    });
+    this.#server.on('tlsClientError', (err) => log.V(2).info('TLS handshake error', { err: err.message }));
+    (this.#server as unknown as { keepAliveTimeout?: number }).keepAliveTimeout = 65_000;
+  }
+
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#cfg.port, this.#cfg.bindAddress, () => {
+        this.#server.off('error', reject);
+        const addr = this.#server.address();
+        resolve(typeof addr === 'object' && addr ? addr.port : this.#cfg.port);
+      });
+    });
+  }
+
+  async #handle(req: Request, res: Response): Promise<void> {
+    this.#inflight++;
+    const started = process.hrtime.bigint();
+    res.once('close', () => {
+      if (--this.#inflight === 0) this.#idle?.();
+      const v = log.V(3);
+      if (v.enabled) {
+        v.info('HTTP', {
+          verb: req.method ?? '',
+          URI: req.url ?? '',
+          latency: `${Number(process.hrtime.bigint() - started) / 1e6}ms`,
+          userAgent: req.headers['user-agent'] ?? '',
+          resp: res.statusCode,
+        });
+      }
+    });
+    try {
+      await this.#chain(req, res);
+    } catch (e) {
+      writeError(res, e);
+    }
+  }
+
+  async #chain(req: Request, res: Response): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const pathname = url.pathname;
+    const query = url.searchParams;
+    res.setHeader('cache-control', 'no-cache, private');
+    const user = userFromPeerCertificate(req.socket as TLSSocket);
+    const isPublic = isPublicPath(pathname);
+    if (!user && !isPublic) throw newUnauthorized();
+    const info = parseRequestInfo(req.method ?? 'GET', pathname, query);
+    if (user && !isPublic) {
+      const d = authorize(user, info);
+      if (!d.allowed) throw forbiddenError(user, info, d.reason);
+    }
+    if (info.isResourceRequest) {
+      const scope = findScope(this.#cfg.scopes, info);
+      if (scope) {
+        const ctx: RequestContext = { req, res, query, info, user: user!, scope, warnings: [] };
+        await serveResource(ctx);
+        return;
+      }
+    }
+    if (this.#cfg.health.handle(req, res, pathname, query)) return;
+    for (const h of this.#cfg.pathHandlers) if (await h(req, res, pathname, query, user)) return;
+    if (this.#cfg.servedPrefixes.some((p) => pathname === p || pathname.startsWith(p + '/'))) throw newNotFoundPath();
+    writeText(res, 404, '404 page not found\n');
+  }
+
+  /**
+   * Graceful stop: refuse new connections, end watches cleanly, let in-flight requests finish (bounded by
+   * `timeoutMs`), then close every connection.
+   */
+  async shutdown(timeoutMs: number): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    for (const w of [...activeWatches]) w.end();
+    if (this.#inflight > 0) {
+      await Promise.race([
+        new Promise<void>((resolve) => (this.#idle = resolve)),
+        new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref()),
+      ]);
+    }
+    for (const s of this.#sessions) s.close();
+    for (const s of this.#sockets) s.end();
+    const force = setTimeout(() => {
+      for (const s of this.#sessions) s.destroy();
+      for (const s of this.#sockets) s.destroy();
+    }, 1000);
+    force.unref();
+    await closed;
+    clearTimeout(force);
+  }
+}

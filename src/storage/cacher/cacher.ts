@@ -1,0 +1,370 @@
+/**
+ * The watch cache: every object of one resource in memory above storage, fed by ONE storage watch.
+ *
+ * - Lists are served from an ordered map (sorted-btree). Paginated lists keep a copy-on-write clone of the map at
+ *   their revision, so every page of one list comes from the same snapshot.
+ * - Watches fan out from here: each change is decoded once, its selector attributes extracted once, and its watch
+ *   frame bytes built once for all watchers (CacheEvent.frame).
+ * - Recent changes are kept in a ring so a watch can resume from a recent resourceVersion without storage; older
+ *   resumes are served by a storage watch of their own (SQLite replays its revision log).
+ */
+import type { KubeObject } from '../../apis/meta/v1/types.ts';
+import { newTooLargeResourceVersion } from '../../apimachinery/errors.ts';
+import type { Codec, Storage, StorageEvent, Watch } from '../interface.ts';
+import { StorageError } from '../interface.ts';
+import { BTree } from './btree.ts';
+import { CacheEvent, type CacheEntry, type ObjectAttrs, type Predicate, type WatchEventType } from './types.ts';
+
+export interface CacherOptions {
+  storage: Storage;
+  /** Key prefix of the resource, ending in `/`. */
+  prefix: string;
+  codec: Codec;
+  attrs(obj: KubeObject): ObjectAttrs;
+  /** Changes kept in memory for watch resume. */
+  historyCapacity?: number;
+  /** Snapshots of paginated lists kept for their continue tokens. */
+  snapshotLimit?: number;
+  /** How long such a snapshot is kept. */
+  snapshotTTLms?: number;
+  onError?(err: Error): void;
+}
+
+export interface CacheListOptions {
+  /** Serve exactly this revision; unset = the cache's current revision. */
+  rv?: number;
+  startKey?: string;
+  limit?: number;
+  predicate: Predicate;
+}
+
+export interface CacheListResult {
+  items: CacheEntry[];
+  rv: number;
+  more: boolean;
+  remaining?: number;
+}
+
+export interface WatchConsumer {
+  /** A change that matches the watcher's predicate, with the type it must be reported as. */
+  onEvent(ev: CacheEvent, type: WatchEventType): void;
+  /** The watch cannot continue (e.g. Expired); no further events follow. */
+  onError(err: Error): void;
+}
+
+export interface CacheWatchOptions {
+  /** Deliver changes after this revision. Ignored when `sendInitialEvents`. */
+  fromRV: number;
+  /** Start with the current state (synthetic ADDED), then changes after it. */
+  sendInitialEvents: boolean;
+  predicate: Predicate;
+}
+
+export interface CacheWatch {
+  /** The current state to send first as ADDED (already filtered), when sendInitialEvents was asked for. */
+  initial: Iterable<CacheEntry> | undefined;
+  /** The revision the initial state (or the start of the watch) corresponds to. */
+  startRV: number;
+  stop(): void;
+}
+
+interface Watcher {
+  prefix: string;
+  predicate: Predicate;
+  consumer: WatchConsumer;
+  afterRV: number;
+}
+
+type Tree = BTree<string, CacheEntry>;
+
+export class Cacher {
+  readonly #o: Required<Omit<CacherOptions, 'onError'>> & Pick<CacherOptions, 'onError'>;
+  #tree: Tree = new BTree<string, CacheEntry>();
+  #rv = 0;
+  /** Ring of recent changes; history covers revisions (#historyFloor, #rv]. */
+  #history: (CacheEvent | undefined)[];
+  #historyStart = 0;
+  #historyLen = 0;
+  #historyFloor = 0;
+  #watchers = new Set<Watcher>();
+  #waiters: { rv: number; resolve(): void }[] = [];
+  #snapshots = new Map<number, { tree: Tree; at: number }>();
+  #storageWatch: Watch | undefined;
+  #stopped = false;
+  #ready: Promise<void> | undefined;
+
+  constructor(opts: CacherOptions) {
+    this.#o = { historyCapacity: 100_000, snapshotLimit: 32, snapshotTTLms: 5 * 60_000, ...opts };
+    this.#history = new Array(this.#o.historyCapacity);
+  }
+
+  /** Loads the state and starts the storage watch; resolves when the cache can serve. */
+  start(): Promise<void> {
+    this.#ready ??= this.#load();
+    return this.#ready;
+  }
+
+  get resourceVersion(): number {
+    return this.#rv;
+  }
+
+  get size(): number {
+    return this.#tree.size;
+  }
+
+  async #load(): Promise<void> {
+    for (;;) {
+      const tree: Tree = new BTree<string, CacheEntry>();
+      let rv: number | undefined;
+      let startKey: string | undefined;
+      try {
+        for (;;) {
+          const page = await this.#o.storage.list(this.#o.prefix, { ...(rv !== undefined ? { rv } : {}), ...(startKey ? { startKey } : {}), limit: 10_000 });
+          rv = page.rv;
+          for (const s of page.items) {
+            const obj = s.object ?? this.#o.codec.decode(s.value);
+            tree.set(s.key, this.#entry(s.key, s.rv, s.value, obj, s.expiresAt));
+          }
+          if (!page.more || page.items.length === 0) break;
+          startKey = page.items[page.items.length - 1]!.key + '\0';
+        }
+      } catch (e) {
+        if (e instanceof StorageError && e.code === 'Expired') continue; // compacted under our feet: list again
+        throw e;
+      }
+      this.#tree = tree;
+      this.#rv = rv ?? 0;
+      this.#historyFloor = this.#rv;
+      this.#historyLen = 0;
+      this.#storageWatch = this.#o.storage.watch(this.#o.prefix, this.#rv, {
+        onEvent: (ev) => this.#apply(ev),
+        onError: (err) => this.#onStorageError(err),
+      });
+      return;
+    }
+  }
+
+  #entry(key: string, rv: number, value: Buffer, obj: KubeObject, expiresAt: number | undefined): CacheEntry {
+    const e: { key: string; rv: number; value: Buffer; attrs: ObjectAttrs; expiresAt?: number } = { key, rv, value, attrs: this.#o.attrs(obj) };
+    if (expiresAt !== undefined) e.expiresAt = expiresAt;
+    return e;
+  }
+
+  #toCacheEvent(se: StorageEvent, prev: CacheEntry | undefined): CacheEvent {
+    const obj = se.object ?? this.#o.codec.decode(se.value);
+    return new CacheEvent(se.type, se.rv, this.#entry(se.key, se.rv, se.value, obj, se.expiresAt), prev);
+  }
+
+  #apply(se: StorageEvent): void {
+    if (this.#stopped) return;
+    const prev = this.#tree.get(se.key);
+    const ev = this.#toCacheEvent(se, prev);
+    if (se.type === 'DELETED') this.#tree.delete(se.key);
+    else this.#tree.set(se.key, ev.entry);
+    this.#remember(ev);
+    this.#rv = se.rv;
+    for (const w of this.#watchers) {
+      if (ev.rv > w.afterRV && ev.entry.key.startsWith(w.prefix)) dispatch(w, ev);
+    }
+    if (this.#waiters.length) {
+      const due = this.#waiters.filter((x) => x.rv <= this.#rv);
+      this.#waiters = this.#waiters.filter((x) => x.rv > this.#rv);
+      for (const x of due) x.resolve();
+    }
+  }
+
+  #remember(ev: CacheEvent): void {
+    const cap = this.#history.length;
+    if (this.#historyLen === cap) {
+      this.#historyFloor = this.#history[this.#historyStart]!.rv;
+      this.#history[this.#historyStart] = ev;
+      this.#historyStart = (this.#historyStart + 1) % cap;
+    } else {
+      this.#history[(this.#historyStart + this.#historyLen) % cap] = ev;
+      this.#historyLen++;
+    }
+  }
+
+  #onStorageError(err: Error): void {
+    // The one storage watch failed: end every watcher (clients re-watch) and rebuild from a fresh list.
+    this.#o.onError?.(err);
+    for (const w of this.#watchers) w.consumer.onError(err);
+    this.#watchers.clear();
+    this.#storageWatch = undefined;
+    if (this.#stopped) return;
+    this.#ready = this.#load();
+    this.#ready.catch((e: unknown) => this.#o.onError?.(e as Error));
+  }
+
+  /** Resolves once the cache has seen revision `rv`; 504 Too large resource version after `timeoutMs`. */
+  waitUntilFresh(rv: number, timeoutMs = 3000): Promise<void> {
+    if (this.#rv >= rv) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        rv,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((x) => x !== waiter);
+        reject(newTooLargeResourceVersion(rv, this.#rv));
+      }, timeoutMs);
+      timer.unref?.();
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Waits until the cache holds every write committed before the call (a consistent read). */
+  async waitForConsistentRead(): Promise<number> {
+    const rv = await this.#o.storage.currentRevision();
+    await this.waitUntilFresh(rv);
+    return this.#rv;
+  }
+
+  get(key: string): CacheEntry | undefined {
+    return this.#tree.get(key);
+  }
+
+  /**
+   * Lists from the cache. Returns undefined when the requested revision is neither current nor a kept snapshot:
+   * the caller then reads from storage.
+   */
+  list(prefix: string, opts: CacheListOptions): CacheListResult | undefined {
+    let tree: Tree;
+    let rv: number;
+    if (opts.rv === undefined || opts.rv === this.#rv) {
+      tree = this.#tree;
+      rv = this.#rv;
+    } else {
+      const snap = this.#snapshots.get(opts.rv);
+      if (!snap) return undefined;
+      tree = snap.tree;
+      rv = opts.rv;
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+    const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
+    const items: CacheEntry[] = [];
+    let more = false;
+    let lastKey = '';
+    const pred = opts.predicate;
+    for (const [key, entry] of tree.entries(from)) {
+      if (!key.startsWith(prefix)) break;
+      if (!pred.everything && !pred.matches(entry.attrs)) continue;
+      if (items.length >= limit) {
+        more = true;
+        break;
+      }
+      items.push(entry);
+      lastKey = key;
+    }
+    const result: CacheListResult = { items, rv, more };
+    if (more) {
+      if (pred.everything) result.remaining = countRange(tree, lastKey + '\0', prefix);
+      if (tree === this.#tree) this.#keepSnapshot(rv);
+    }
+    return result;
+  }
+
+  #keepSnapshot(rv: number): void {
+    const now = Date.now();
+    for (const [k, s] of this.#snapshots) if (now - s.at > this.#o.snapshotTTLms) this.#snapshots.delete(k);
+    const existing = this.#snapshots.get(rv);
+    if (existing) {
+      existing.at = now;
+      return;
+    }
+    if (this.#snapshots.size >= this.#o.snapshotLimit) {
+      const oldest = this.#snapshots.keys().next().value;
+      if (oldest !== undefined) this.#snapshots.delete(oldest);
+    }
+    this.#snapshots.set(rv, { tree: this.#tree.clone(), at: now });
+  }
+
+  /**
+   * Starts a watch. Changes are passed to `consumer` synchronously as they arrive (history replay included, before
+   * this method returns when resuming from the ring), so the consumer must queue and pace them itself.
+   */
+  watch(prefix: string, opts: CacheWatchOptions, consumer: WatchConsumer): CacheWatch {
+    if (opts.sendInitialEvents) {
+      const snapshot = this.#tree.clone();
+      const startRV = this.#rv;
+      const w: Watcher = { prefix, predicate: opts.predicate, consumer, afterRV: startRV };
+      this.#watchers.add(w);
+      return { initial: filtered(snapshot, prefix, opts.predicate), startRV, stop: () => this.#watchers.delete(w) };
+    }
+    const from = opts.fromRV;
+    if (from >= this.#historyFloor) {
+      const w: Watcher = { prefix, predicate: opts.predicate, consumer, afterRV: from };
+      // Replay kept history after `from`, then go live; both run synchronously so nothing slips between.
+      const cap = this.#history.length;
+      for (let i = 0; i < this.#historyLen; i++) {
+        const ev = this.#history[(this.#historyStart + i) % cap]!;
+        if (ev.rv > from && ev.entry.key.startsWith(prefix)) dispatch(w, ev);
+      }
+      this.#watchers.add(w);
+      return { initial: undefined, startRV: from, stop: () => this.#watchers.delete(w) };
+    }
+    // Older than the ring: a storage watch of its own replays the revision log (or reports Expired).
+    const w: Watcher = { prefix, predicate: opts.predicate, consumer, afterRV: from };
+    const prevByKey = new Map<string, CacheEntry>();
+    const sw = this.#o.storage.watch(prefix, from, {
+      onEvent: (se) => {
+        const prev = prevByKey.get(se.key) ?? (se.prevValue ? this.#decodeEntry(se.key, se.prevValue) : undefined);
+        const ev = this.#toCacheEvent(se, prev);
+        if (se.type === 'DELETED') prevByKey.delete(se.key);
+        else prevByKey.set(se.key, ev.entry);
+        if (prevByKey.size > 10_000) prevByKey.clear();
+        dispatch(w, ev);
+      },
+      onError: (err) => consumer.onError(err),
+    });
+    return { initial: undefined, startRV: from, stop: () => sw.stop() };
+  }
+
+  #decodeEntry(key: string, value: Buffer): CacheEntry {
+    const obj = this.#o.codec.decode(value);
+    const rv = Number(obj.metadata.resourceVersion ?? 0);
+    return this.#entry(key, rv, value, obj, undefined);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#storageWatch?.stop();
+    this.#watchers.clear();
+    this.#snapshots.clear();
+  }
+}
+
+/** Reports a change to a watcher with the type its predicate sees (upstream cacher semantics). */
+function dispatch(w: Watcher, ev: CacheEvent): void {
+  const pred = w.predicate;
+  if (pred.everything) {
+    w.consumer.onEvent(ev, ev.type);
+    return;
+  }
+  const cur = pred.matches(ev.entry.attrs);
+  if (ev.type !== 'MODIFIED') {
+    if (cur) w.consumer.onEvent(ev, ev.type);
+    return;
+  }
+  const was = ev.prev !== undefined && pred.matches(ev.prev.attrs);
+  if (cur && was) w.consumer.onEvent(ev, 'MODIFIED');
+  else if (cur) w.consumer.onEvent(ev, 'ADDED');
+  else if (was) w.consumer.onEvent(ev, 'DELETED');
+}
+
+function* filtered(tree: Tree, prefix: string, pred: Predicate): Generator<CacheEntry> {
+  for (const [key, entry] of tree.entries(prefix)) {
+    if (!key.startsWith(prefix)) return;
+    if (pred.everything || pred.matches(entry.attrs)) yield entry;
+  }
+}
+
+/** Keys in [from, end of prefix range). */
+function countRange(tree: Tree, from: string, prefix: string): number {
+  // The prefix ends in '/', so every key under it sorts below prefix with its last char bumped.
+  const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  return tree.forRange(from, end, false);
+}

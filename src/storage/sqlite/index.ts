@@ -1,0 +1,1 @@
+export { SqliteStorage, openSqliteStorage, type SqliteStorageOptions } from './storage.ts';

@@ -1,0 +1,293 @@
+/**
+ * The embedded SQLite backend (better-sqlite3, WAL). Layout: schema.ts; batching: group-commit.ts; watch:
+ * watch-hub.ts; lists: list.ts; TTL: ttl-sweeper.ts. Reads (get, list, count, currentRevision) serve committed
+ * state only, so nothing that could still roll back is ever shown to a client; the write path (create,
+ * guaranteedUpdate, delete) reads through the pending overlay so that writes in one group build on each other.
+ */
+import type Database from 'better-sqlite3';
+import type { KubeObject } from '../../apis/meta/v1/types.ts';
+import type {
+  Codec,
+  DeleteOptions,
+  GuaranteedUpdateOptions,
+  GuaranteedUpdateResult,
+  ListOptions,
+  ListResult,
+  Storage,
+  StoredObject,
+  UpdateResult,
+  Watch,
+  WatchHandler,
+} from '../interface.ts';
+import { StorageError } from '../interface.ts';
+import { compactLog } from './compact.ts';
+import { GroupCommitter, type PendingWrite } from './group-commit.ts';
+import { listAt } from './list.ts';
+import { TYPE_ADDED, TYPE_DELETED, TYPE_MODIFIED, openDatabase, prefixEnd, prepareStatements, type Statements } from './schema.ts';
+import { TtlSweeper } from './ttl-sweeper.ts';
+import { WatchHub } from './watch-hub.ts';
+
+export interface SqliteStorageOptions {
+  /** Database file (created if missing). */
+  path: string;
+  codec: Codec;
+  /** NORMAL (default): a commit survives a process crash. FULL: also an OS crash or power loss (one fsync per group). */
+  synchronous?: 'NORMAL' | 'FULL';
+  /** How long a group waits for more writes after the first one; 0 (default) = until the end of the event-loop turn. At most 2. */
+  groupCommitMaxWaitMs?: number;
+  /** TTL sweep period in ms (default 1000). */
+  sweepIntervalMs?: number;
+  /** Clock for TTL deadlines, epoch ms (default Date.now); injectable for tests. */
+  now?: () => number;
+}
+
+const COMPACTED = 'compacted';
+
+/** The write path's view of a key: the object (null when absent) and the revision of the write that decided it. */
+interface WriteView {
+  stored: StoredObject | null;
+  version: number;
+  /** Read from a write that has not committed yet. */
+  pending: boolean;
+}
+
+function isThenable<T>(v: T | Promise<T>): v is Promise<T> {
+  return typeof (v as { then?: unknown } | null)?.then === 'function';
+}
+
+function toStored(w: PendingWrite): StoredObject {
+  const base = { key: w.key, rv: w.rv, value: w.value, object: w.object };
+  return w.expiresAt === undefined ? base : { ...base, expiresAt: w.expiresAt };
+}
+
+export class SqliteStorage implements Storage {
+  readonly name = 'sqlite';
+  private readonly db: Database.Database;
+  private readonly stmts: Statements;
+  private readonly codec: Codec;
+  private readonly now: () => number;
+  private readonly commits: GroupCommitter;
+  private readonly hub: WatchHub;
+  private readonly sweeper: TtlSweeper;
+  private compacted: number;
+  private closed = false;
+
+  constructor(opts: SqliteStorageOptions) {
+    this.db = openDatabase(opts.path, opts.synchronous ?? 'NORMAL');
+    this.stmts = prepareStatements(this.db);
+    this.codec = opts.codec;
+    this.now = opts.now ?? Date.now;
+    this.compacted = (this.stmts.getMeta.get(COMPACTED) as number | undefined) ?? 0;
+    const head = Math.max((this.stmts.maxRev.get() as number | null) ?? 0, this.compacted);
+    const maxWait = Math.min(Math.max(opts.groupCommitMaxWaitMs ?? 0, 0), 2);
+    this.hub = new WatchHub(this.stmts, () => this.commits.committedRev, () => this.compacted);
+    this.commits = new GroupCommitter(this.db, this.stmts, head, maxWait, (batch) => this.hub.publish(batch));
+    this.sweeper = new TtlSweeper(this.stmts, this.now, opts.sweepIntervalMs ?? 1000, (key, rv) =>
+      this.delete(key, {
+        validateDeletion: (cur) => {
+          if (cur.rv !== rv) throw new StorageError('Internal', key, 'rewritten since it expired');
+        },
+      }),
+    );
+  }
+
+  /** Counters for tests and metrics: committed transactions, pending writes, open watches. */
+  stats(): { transactions: number; pending: number; watchers: number } {
+    return { transactions: this.commits.transactions, pending: this.commits.pendingCount, watchers: this.hub.size };
+  }
+
+  /** Runs one TTL sweep now (the timer does this every sweepIntervalMs); resolves with the number of deletions. */
+  sweepExpired(): Promise<number> {
+    this.checkOpen();
+    return this.sweeper.sweep();
+  }
+
+  async get(key: string): Promise<StoredObject | null> {
+    this.checkOpen();
+    const row = this.stmts.getCurrent.get(key) as [number, Buffer, number | null] | undefined;
+    if (!row) return null;
+    return row[2] === null ? { key, rv: row[0], value: row[1] } : { key, rv: row[0], value: row[1], expiresAt: row[2] };
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    this.checkOpen();
+    const head = this.commits.committedRev;
+    if (opts.rv === undefined) return listAt(this.stmts, prefix, head, true, opts);
+    if (opts.rv > head) {
+      throw new StorageError('TooLargeResourceVersion', prefix, `revision ${opts.rv} is newer than the current revision ${head}`, opts.rv);
+    }
+    this.checkNotCompacted(prefix, opts.rv);
+    return listAt(this.stmts, prefix, opts.rv, opts.rv === head, opts);
+  }
+
+  async create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredObject> {
+    for (;;) {
+      this.checkOpen();
+      const view = this.view(key);
+      if (view.stored) {
+        if (await this.settledIfPending(key, view)) continue;
+        throw new StorageError('KeyExists', key, `key already exists: ${key}`);
+      }
+      const w = await this.commits.write(key, TYPE_ADDED, null, this.deadline(ttlSeconds), (rv) => this.encodeAt(obj, rv));
+      return toStored(w);
+    }
+  }
+
+  async guaranteedUpdate(key: string, opts: GuaranteedUpdateOptions): Promise<GuaranteedUpdateResult> {
+    for (;;) {
+      this.checkOpen();
+      const epoch = this.commits.epoch;
+      const view = this.view(key);
+      const cur = view.stored;
+      if (!cur && !opts.ignoreNotFound) {
+        if (await this.settledIfPending(key, view)) continue;
+        throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
+      }
+      let res: UpdateResult;
+      try {
+        const r = opts.tryUpdate(cur);
+        if (isThenable(r)) {
+          res = await r;
+          this.checkOpen();
+          // Someone wrote the key (or a group failed) while the callback ran: start again from the new state.
+          if (this.changedSince(key, view, epoch)) continue;
+        } else res = r;
+      } catch (err) {
+        // A refusal based on state that may still roll back is re-decided on committed state.
+        if (await this.settledIfPending(key, view)) continue;
+        throw err;
+      }
+      const { object, ttlSeconds } = res;
+      if (cur && this.encodeAt(object, cur.rv).value.equals(cur.value)) {
+        if (await this.settledIfPending(key, view)) continue;
+        return { stored: { ...cur, object }, created: false, noop: true };
+      }
+      const type = cur ? TYPE_MODIFIED : TYPE_ADDED;
+      const w = await this.commits.write(key, type, cur, this.deadline(ttlSeconds), (rv) => this.encodeAt(object, rv));
+      return { stored: toStored(w), created: !cur, noop: false };
+    }
+  }
+
+  async delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
+    for (;;) {
+      this.checkOpen();
+      const epoch = this.commits.epoch;
+      const view = this.view(key);
+      const cur = view.stored;
+      if (!cur) {
+        if (await this.settledIfPending(key, view)) continue;
+        throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
+      }
+      if (opts.validateDeletion) {
+        try {
+          const r = opts.validateDeletion(cur);
+          if (isThenable(r)) {
+            await r;
+            this.checkOpen();
+            if (this.changedSince(key, view, epoch)) continue;
+          }
+        } catch (err) {
+          if (await this.settledIfPending(key, view)) continue;
+          throw err;
+        }
+      }
+      // Watchers get the last state at the deletion revision; decode a private copy to stamp it.
+      const w = await this.commits.write(key, TYPE_DELETED, cur, undefined, (rv) => this.encodeAt(this.codec.decode(cur.value), rv));
+      return toStored(w);
+    }
+  }
+
+  watch(prefix: string, fromRV: number, handler: WatchHandler): Watch {
+    this.checkOpen();
+    return this.hub.add(prefix, fromRV, handler);
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.checkOpen();
+    return this.stmts.countCurrent.get(prefix, prefixEnd(prefix)) as number;
+  }
+
+  async currentRevision(): Promise<number> {
+    this.checkOpen();
+    return this.commits.committedRev;
+  }
+
+  async compact(rv: number): Promise<void> {
+    this.checkOpen();
+    const head = this.commits.committedRev;
+    if (rv > head) throw new StorageError('TooLargeResourceVersion', '', `cannot compact to ${rv}: current revision is ${head}`, rv);
+    if (rv <= this.compacted) return;
+    const from = this.compacted;
+    // Recorded first: from here on reads at or below rv are refused, even if the process dies mid-way.
+    this.compacted = rv;
+    this.stmts.setMeta.run(COMPACTED, rv);
+    await compactLog(this.db, this.stmts, from, rv, () => this.closed);
+  }
+
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  async readinessCheck(): Promise<void> {
+    this.checkOpen();
+    this.stmts.ping.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.commits.flush();
+    this.closed = true;
+    this.sweeper.stop();
+    this.hub.closeAll(new StorageError('Internal', '', 'storage closed'));
+    this.db.close();
+  }
+
+  /** The write path's view of `key`: the pending write if there is one, else the committed row. */
+  private view(key: string): WriteView {
+    const p = this.commits.pendingFor(key);
+    if (p) return { stored: p.type === TYPE_DELETED ? null : toStored(p), version: p.rv, pending: true };
+    const row = this.stmts.getCurrent.get(key) as [number, Buffer, number | null] | undefined;
+    if (!row) return { stored: null, version: 0, pending: false };
+    const stored = row[2] === null ? { key, rv: row[0], value: row[1] } : { key, rv: row[0], value: row[1], expiresAt: row[2] };
+    return { stored, version: row[0], pending: false };
+  }
+
+  /** True when `key` was written, or a group failed, since `view` was taken at `epoch`. */
+  private changedSince(key: string, view: WriteView, epoch: number): boolean {
+    if (this.commits.epoch !== epoch) return true;
+    const p = this.commits.pendingFor(key);
+    const version = p ? p.rv : ((this.stmts.currentRv.get(key) as number | undefined) ?? 0);
+    return version !== view.version;
+  }
+
+  /** When `view` came from a pending write, waits until it has settled and returns true (decide again). */
+  private async settledIfPending(key: string, view: WriteView): Promise<boolean> {
+    if (!view.pending) return false;
+    await this.commits.settled(key);
+    return true;
+  }
+
+  private encodeAt(object: KubeObject, rv: number): { value: Buffer; object: KubeObject } {
+    object.metadata.resourceVersion = String(rv);
+    return { value: this.codec.encode(object), object };
+  }
+
+  private deadline(ttlSeconds: number | undefined): number | undefined {
+    return ttlSeconds ? this.now() + ttlSeconds * 1000 : undefined;
+  }
+
+  private checkNotCompacted(key: string, rv: number): void {
+    if (this.compacted > 0 && rv <= this.compacted) {
+      throw new StorageError('Expired', key, `revision ${rv} has been compacted (compacted revision ${this.compacted})`, rv);
+    }
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new StorageError('Internal', '', 'storage is closed');
+  }
+}
+
+/** Opens (or creates) the SQLite store at `opts.path`. */
+export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
+  return new SqliteStorage(opts);
+}

@@ -1,0 +1,131 @@
+/**
+ * In-process watch fan-out. A new watcher first replays the log from its `fromRV` page by page (one page per
+ * event-loop turn, so a long history neither blocks the loop nor lands in memory at once) and joins the live set in
+ * the same synchronous step that reads the last page, so no committed change falls between replay and live and
+ * none is delivered twice. Watchers are few (the watch cache above holds one), so fan-out is a plain loop.
+ */
+import type { StorageEvent, Watch, WatchHandler } from '../interface.ts';
+import { StorageError } from '../interface.ts';
+import type { PendingWrite } from './group-commit.ts';
+import type { Statements } from './schema.ts';
+import { EVENT_TYPES, prefixEnd } from './schema.ts';
+
+const REPLAY_PAGE = 500;
+
+interface Watcher {
+  readonly prefix: string;
+  readonly end: string | Buffer;
+  readonly handler: WatchHandler;
+  /** Revision of the last change delivered (or skipped as not matching). */
+  lastRV: number;
+  stopped: boolean;
+}
+
+type ReplayRow = [rv: number, key: string, type: number, value: Buffer, prevRv: number, expiresAt: number | null];
+
+export class WatchHub {
+  private readonly live = new Set<Watcher>();
+  private readonly all = new Set<Watcher>();
+
+  constructor(
+    private readonly stmts: Statements,
+    private readonly committedRev: () => number,
+    private readonly compactedRev: () => number,
+  ) {}
+
+  get size(): number {
+    return this.all.size;
+  }
+
+  add(prefix: string, fromRV: number, handler: WatchHandler): Watch {
+    const w: Watcher = { prefix, end: prefixEnd(prefix), handler, lastRV: fromRV, stopped: false };
+    this.all.add(w);
+    // Start on a later turn so the caller holds the Watch (and can stop it) before the first callback.
+    setImmediate(() => this.replay(w));
+    return { stop: () => this.remove(w) };
+  }
+
+  /** Delivers a committed group, in revision order, to every live watcher whose prefix matches. */
+  publish(batch: readonly PendingWrite[]): void {
+    if (this.live.size === 0) return;
+    for (const write of batch) {
+      let ev: StorageEvent | undefined;
+      for (const w of this.live) {
+        if (write.rv <= w.lastRV || !write.key.startsWith(w.prefix)) continue;
+        ev ??= {
+          type: EVENT_TYPES[write.type]!,
+          key: write.key,
+          rv: write.rv,
+          value: write.value,
+          object: write.object,
+          ...(write.expiresAt !== undefined && { expiresAt: write.expiresAt }),
+          ...(write.prevValue !== undefined && { prevValue: write.prevValue }),
+        };
+        this.deliver(w, ev);
+      }
+    }
+  }
+
+  /** Ends every watch with `err` (used on close). */
+  closeAll(err: Error): void {
+    for (const w of [...this.all]) this.fail(w, err);
+  }
+
+  private replay(w: Watcher): void {
+    if (w.stopped) return;
+    const compacted = this.compactedRev();
+    if (w.lastRV < compacted) {
+      this.fail(w, new StorageError('Expired', w.prefix, `revision ${w.lastRV} has been compacted (compacted revision ${compacted})`, w.lastRV));
+      return;
+    }
+    const head = this.committedRev();
+    const rows = this.stmts.logPage.all(w.lastRV, head, w.prefix, w.end, REPLAY_PAGE) as ReplayRow[];
+    for (const [rv, key, type, value, prevRv, expiresAt] of rows) {
+      const prevValue = prevRv > 0 ? (this.stmts.logValue.get(prevRv) as Buffer | undefined) : undefined;
+      const ev: StorageEvent = {
+        type: EVENT_TYPES[type]!,
+        key,
+        rv,
+        value,
+        ...(expiresAt !== null && { expiresAt }),
+        ...(prevValue !== undefined && { prevValue }),
+      };
+      if (!this.deliver(w, ev)) return;
+    }
+    if (rows.length < REPLAY_PAGE) {
+      // Everything up to `head` has been seen and nothing commits during this synchronous step: go live.
+      w.lastRV = Math.max(w.lastRV, head);
+      this.live.add(w);
+    } else {
+      setImmediate(() => this.replay(w));
+    }
+  }
+
+  /** Calls the handler; a throwing handler ends its own watch, never the commit that is being published. */
+  private deliver(w: Watcher, ev: StorageEvent): boolean {
+    w.lastRV = ev.rv;
+    try {
+      w.handler.onEvent(ev);
+      return !w.stopped;
+    } catch (err) {
+      this.fail(w, err instanceof Error ? err : new Error(String(err)));
+      return false;
+    }
+  }
+
+  private fail(w: Watcher, err: Error): void {
+    if (w.stopped) return;
+    this.remove(w);
+    try {
+      w.handler.onError(err);
+    } catch {
+      // The watch is already over; a failing error handler has nobody left to tell.
+    }
+  }
+
+  private remove(w: Watcher): void {
+    w.stopped = true;
+    this.live.delete(w);
+    this.all.delete(w);
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The server's version as `/version` reports it (k8s.io/apimachinery/pkg/version.Info). major/minor say 1.33 so
+ * that kubectl (and version-dispatching kubectl wrappers) treat the server as a current Kubernetes API server;
+ * gitVersion adds our own package version as build metadata.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const KUBE_MAJOR = '1';
+export const KUBE_MINOR = '33';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The fields of `/version`. */
+export interface VersionInfo {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  gitCommit: string;
+  gitTreeState: string;
+  buildDate: string;
+  goVersion: string;
+  compiler: string;
+  platform: string;
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** HEAD's commit read from the .git files (no `git` process): '' outside a checkout. */
+export function readGitCommit(root: string = ROOT): string {
+  try {
+    let gitDir = join(root, '.git');
+    if (statSync(gitDir).isFile()) {
+      // A worktree or submodule: `.git` is a file pointing at the real directory.
+      const target = /^gitdir: (.+)$/m.exec(readFileSync(gitDir, 'utf8'))?.[1]?.trim();
+      if (!target) return '';
+      gitDir = join(root, target);
+    }
+    const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+    const ref = /^ref: (.+)$/.exec(head)?.[1];
+    if (!ref) return /^[0-9a-f]{40,64}$/.test(head) ? head : '';
+    try {
+      return readFileSync(join(gitDir, ref), 'utf8').trim();
+    } catch {
+      const packed = readFileSync(join(gitDir, 'packed-refs'), 'utf8');
+      return packed.split('\n').find((l) => l.endsWith(` ${ref}`))?.split(' ')[0] ?? '';
+    }
+  } catch {
+    return '';
+  }
+}
+
+const GO_ARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };
+
+/** The `/version` document of this process. */
+export const versionInfo: VersionInfo = {
+  major: KUBE_MAJOR,
+  minor: KUBE_MINOR,
+  gitVersion: `v${KUBE_MAJOR}.${KUBE_MINOR}.0-core.0+${packageVersion()}`,
+  gitCommit: readGitCommit(),
+  // Knowing clean/dirty would take a `git status` at every start; upstream's "unknown" is ''.
+  gitTreeState: '',
+  // Upstream's value when the build does not stamp one; we run from source, so there is no build date.
+  buildDate: '1970-01-01T00:00:00Z',
+  goVersion: `node${process.versions.node}`,
+  compiler: 'node',
+  platform: `${process.platform}/${GO_ARCH[process.arch] ?? process.arch}`,
+};
+
+/** What `--version` prints, like kube-apiserver's `Kubernetes v1.33.0`. */
+export function versionLine(): string {
+  return `core-apiserver ${versionInfo.gitVersion}`;
+}

@@ -1,0 +1,203 @@
+/**
+ * Starts the real server (`npm start` equivalent) as a child process on a fresh data dir and a free port, and gives
+ * tests an HTTPS client with the generated admin certificate, the kubeconfig path, and a kubectl runner.
+ */
+import { spawn, type ChildProcess, execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import https from 'node:https';
+import { parse as parseYAML } from 'yaml';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => res(port));
+    });
+  });
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json<T = any>(): T;
+}
+
+export class TestServer {
+  readonly dataDir: string;
+  port = 0;
+  proc: ChildProcess | undefined;
+  stderr = '';
+  #agent: https.Agent | undefined;
+  #ownsDir: boolean;
+
+  constructor(dataDir?: string) {
+    this.#ownsDir = !dataDir;
+    this.dataDir = dataDir ?? mkdtempSync(join(tmpdir(), 'core-apiserver-test-'));
+  }
+
+  get kubeconfig(): string {
+    return join(this.dataDir, 'admin.kubeconfig');
+  }
+
+  get url(): string {
+    return `https://127.0.0.1:${this.port}`;
+  }
+
+  async start(extraArgs: string[] = []): Promise<void> {
+    this.port = await freePort();
+    this.stderr = '';
+    const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${this.dataDir}`, `--secure-port=${this.port}`, ...extraArgs], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.proc = proc;
+    proc.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    proc.stdout!.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}: ${this.stderr}`);
+      try {
+        const r = await this.request('GET', '/readyz', undefined, {}, false);
+        if (r.status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const kc = parseYAML(readFileSync(this.kubeconfig, 'utf8'));
+    const user = kc.users[0].user;
+    const cluster = kc.clusters[0].cluster;
+    this.#agent = new https.Agent({
+      keepAlive: true,
+      ca: Buffer.from(cluster['certificate-authority-data'], 'base64'),
+      cert: Buffer.from(user['client-certificate-data'], 'base64'),
+      key: Buffer.from(user['client-key-data'], 'base64'),
+    });
+  }
+
+  request(method: string, path: string, body?: string | Buffer | object, headers: Record<string, string> = {}, auth = true): Promise<HttpResult> {
+    const payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+    return new Promise((resolvePromise, reject) => {
+      const req = https.request(
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          method,
+          path,
+          headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}), ...headers },
+          ...(auth && this.#agent ? { agent: this.#agent } : { rejectUnauthorized: false, agent: false }),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: () => JSON.parse(text) });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      if (payload) req.write(payload);
+      req.end();
+    });
+  }
+
+  /** Opens a watch and collects its frames until `stop()`. */
+  watch(path: string, headers: Record<string, string> = {}): { frames: any[]; lines: string[]; closed: Promise<void>; stop(): void; status: Promise<number> } {
+    const frames: any[] = [];
+    const lines: string[] = [];
+    let stopFn = () => {};
+    let statusResolve: (n: number) => void = () => {};
+    const status = new Promise<number>((r) => (statusResolve = r));
+    const closed = new Promise<void>((resolveClosed) => {
+      const req = https.request({ host: '127.0.0.1', port: this.port, method: 'GET', path, headers, agent: this.#agent }, (res) => {
+        statusResolve(res.statusCode ?? 0);
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          buf += d;
+          let i;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, i);
+            buf = buf.slice(i + 1);
+            lines.push(line);
+            try {
+              frames.push(JSON.parse(line));
+            } catch {
+              // not JSON: kept in lines
+            }
+          }
+        });
+        res.on('end', () => resolveClosed());
+        res.on('close', () => resolveClosed());
+      });
+      req.on('error', () => resolveClosed());
+      req.end();
+      stopFn = () => req.destroy();
+    });
+    return { frames, lines, closed, stop: () => stopFn(), status };
+  }
+
+  kubectl(args: string[], opts: { version?: string; input?: string; env?: Record<string, string> } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+    const bin = opts.version ? kubectlBinary(opts.version) : 'kubectl';
+    return new Promise((resolveRun) => {
+      const child = execFile(
+        bin,
+        [`--kubeconfig=${this.kubeconfig}`, `--cache-dir=${join(this.dataDir, 'kubectl-cache')}`, ...args],
+        { env: { ...process.env, ...opts.env }, timeout: 60_000 },
+        (err, stdout, stderr) => resolveRun({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+      if (opts.input !== undefined) {
+        child.stdin!.write(opts.input);
+        child.stdin!.end();
+      }
+    });
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    this.#agent?.destroy();
+    const p = this.proc;
+    if (!p || p.exitCode !== null) return p?.exitCode ?? null;
+    const exited = new Promise<number | null>((r) => p.once('exit', (code) => r(code)));
+    p.kill(signal);
+    return exited;
+  }
+
+  async cleanup(): Promise<void> {
+    await this.stop();
+    if (this.#ownsDir) rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The pinned kubectl of a minor version, next to the dispatcher on PATH. */
+export function kubectlBinary(version: string): string {
+  const real = execFileSync('readlink', ['-f', execFileSync('which', ['kubectl']).toString().trim()]).toString().trim();
+  return join(resolve(real, '..'), `kubectl.${version}`);
+}
+
+export function sampleEvent(name: string, ns = 'default', extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'events.cluster.io/v1',
+    kind: 'Event',
+    metadata: { name, namespace: ns, labels: { app: 'demo' } },
+    eventTime: '2026-11-22T10:00:00.000000Z',
+    reportingController: 'example.com/controller',
+    reportingInstance: 'controller-1',
+    action: 'Started',
+    reason: 'Started',
+    type: 'Normal',
+    regarding: { kind: 'Pod', namespace: ns, name: 'web-1', apiVersion: 'v1' },
+    note: 'Started container web',
+    ...extra,
+  };
+}
