@@ -18,7 +18,7 @@ import { startCompactor } from '../storage/compactor.ts';
 import { openSqliteStorage } from '../storage/sqlite/index.ts';
 import { log } from '../util/log.ts';
 import { versionLine } from '../version.ts';
-import { ensurePki, loadTlsFiles } from './certs.ts';
+import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
 import { FlagError, parseFlags, usage, type ServerOptions } from './flags.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 
@@ -34,20 +34,20 @@ export const EVENTS_RESOURCE: APIResourceInfo = {
   storageVersionHash: storageVersionHash('events.cluster.io', 'v1', 'Event'),
 };
 
-async function loadTls(opts: ServerOptions): Promise<{ cert: string; key: string; clientCA: string; generated?: { ca: string; cert: string; key: string } }> {
+/**
+ * Serving certificate and client CA. Without cert flags everything comes from the generated PKI; with them, the
+ * generated CA still signs the admin client certificate unless `--client-ca-file` names another CA, and the admin
+ * kubeconfig then trusts the given certificate file (self-signed, or carrying its chain).
+ */
+async function loadTls(opts: ServerOptions): Promise<{ cert: string; key: string; clientCA: string; kubeconfig?: { ca: string; cert: string; key: string } }> {
+  const pki = opts.tlsCertFile && opts.clientCaFile ? undefined : await ensurePki(opts.dataDir, { hosts: [opts.bindAddress] });
+  const clientCA = opts.clientCaFile ? loadClientCaFile(opts.clientCaFile) : pki!.caCertPem;
+  const admin = pki && !opts.clientCaFile ? { cert: pki.adminCertPem, key: pki.adminKeyPem } : undefined;
   if (opts.tlsCertFile) {
-    const files = loadTlsFiles(opts.tlsCertFile, opts.tlsPrivateKeyFile, opts.clientCaFile || undefined);
-    if (!files.clientCaPem) {
-      // Without a client CA nobody can authenticate; use the data dir's CA so the admin kubeconfig still works.
-      const pki = await ensurePki(opts.dataDir, { hosts: [opts.bindAddress] });
-      return { cert: files.certPem, key: files.keyPem, clientCA: pki.caCertPem, generated: { ca: files.certPem, cert: pki.adminCertPem, key: pki.adminKeyPem } };
-    }
-    return { cert: files.certPem, key: files.keyPem, clientCA: files.clientCaPem };
+    const files = loadTlsFiles(opts.tlsCertFile, opts.tlsPrivateKeyFile);
+    return { cert: files.certPem, key: files.keyPem, clientCA, ...(admin ? { kubeconfig: { ca: files.certPem, ...admin } } : {}) };
   }
-  const pki = await ensurePki(opts.dataDir, { hosts: [opts.bindAddress] });
-  let clientCA = pki.caCertPem;
-  if (opts.clientCaFile) clientCA = loadTlsFiles(pki.paths.serverCert, pki.paths.serverKey, opts.clientCaFile).clientCaPem ?? clientCA;
-  return { cert: pki.serverCertPem, key: pki.serverKeyPem, clientCA, generated: { ca: pki.caCertPem, cert: pki.adminCertPem, key: pki.adminKeyPem } };
+  return { cert: pki!.serverCertPem, key: pki!.serverKeyPem, clientCA, ...(admin ? { kubeconfig: { ca: pki!.caCertPem, ...admin } } : {}) };
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -109,9 +109,9 @@ export async function run(argv: string[]): Promise<number> {
   address = `${host}:${port}`;
   const url = `https://${opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : host}:${port}`;
   log.info('Serving securely', { address: `${host}:${port}`, storage: `${storage.name}:${dbPath}` });
-  if (tls.generated) {
+  if (tls.kubeconfig) {
     const kubeconfig = join(dataDir, 'admin.kubeconfig');
-    writeAdminKubeconfig(kubeconfig, { server: url, caPem: tls.generated.ca, certPem: tls.generated.cert, keyPem: tls.generated.key });
+    writeAdminKubeconfig(kubeconfig, { server: url, caPem: tls.kubeconfig.ca, certPem: tls.kubeconfig.cert, keyPem: tls.kubeconfig.key });
     log.info('Wrote admin kubeconfig', { path: kubeconfig, try: `kubectl --kubeconfig ${kubeconfig} get events.v1.events.cluster.io -A` });
   }
 

@@ -1,9 +1,12 @@
-/** The request/response types the server works with: node:http2's compat API, which also serves HTTP/1.1. */
+/**
+ * The request/response types the server works with. node:http2's compat objects (Http2ServerRequest/Response) offer
+ * the members of IncomingMessage/ServerResponse we use, and HTTP/1.1 connections get the real ones; typing both as
+ * the http1 classes keeps overloads like writeHead callable (a union of overloaded methods is not).
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 
-export type Request = IncomingMessage | Http2ServerRequest;
-export type Response = ServerResponse | Http2ServerResponse;
+export type Request = IncomingMessage;
+export type Response = ServerResponse;
 
 /** Writes `chunk`, resolving once the socket buffer has room again (backpressure for large bodies and watches). */
 export function writeAndDrain(res: Response, chunk: Buffer | string): Promise<void> | undefined {

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../apimachinery/errors.ts';
-import { negotiateOutput, requestBodyType, patchType, parseIncludeObject, parseMediaType, goParseBool } from './negotiation.ts';
+import { negotiateOutput, requestBodyType, patchType, parseIncludeObject, goParseBool } from './negotiation.ts';
+import { parseMediaType } from './media-type.ts';
 
 const KUBECTL_TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 const KUBECTL_DISCOVERY =

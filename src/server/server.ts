@@ -54,7 +54,7 @@ export class APIServer {
         settings: { maxConcurrentStreams: 1000 },
         maxSessionMemory: 64,
       },
-      (req, res) => void this.#handle(req, res),
+      (req, res) => void this.#handle(req as unknown as Request, res as unknown as Response),
     );
     this.#server.on('secureConnection', (s: Socket) => {
       this.#sockets.add(s);

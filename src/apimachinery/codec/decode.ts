@@ -9,7 +9,7 @@ import { newBadRequest, type StatusError } from '../errors.ts';
 import { compiledStruct, type StructNode } from './compile.ts';
 import { DecodeError, isObject, walkStruct, type WalkState } from './convert.ts';
 import { checkSyntax } from './jsonsyntax.ts';
-import { NEEDS_EXACT, parseExact, scanFast, TOO_DEEP, type ExactSides } from './jsonscan.ts';
+import { parseExact, scanFast, type ExactSides } from './jsonscan.ts';
 import type { DecodeResult } from './types.ts';
 import { parseYAMLBody, YAMLSyntaxError } from './yamlbody.ts';
 

@@ -28,47 +28,57 @@ export function scanFast(s: string): number {
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c === 34) {
-      const isKey = expectKey && (flags & NEEDS_EXACT) === 0;
+      if (!expectKey || (flags & NEEDS_EXACT) !== 0) {
+        // A value string (or hashing is off): jump to the closing quote, skipping escaped ones.
+        let j = s.indexOf('"', i + 1);
+        for (;;) {
+          if (j < 0) return flags | NEEDS_EXACT; // unterminated: invalid
+          let b = j - 1;
+          while (s.charCodeAt(b) === 92) b--;
+          if ((j - 1 - b) % 2 === 0) break;
+          j = s.indexOf('"', j + 1);
+        }
+        expectKey = false;
+        i = j;
+        continue;
+      }
       let h = 0;
       let j = i + 1;
       for (; j < n; j++) {
         const d = s.charCodeAt(j);
         if (d === 34) break;
         if (d === 92) {
-          if (isKey) flags |= NEEDS_EXACT;
+          flags |= NEEDS_EXACT;
           j++;
           continue;
         }
         h = (Math.imul(h, 31) + d) | 0;
       }
-      if (isKey) {
-        h = (Math.imul(h, 31) + (j - i)) | 0;
-        const base = bases[depth]!;
-        const count = top - base;
-        let set = sets[depth];
-        if (set !== undefined) {
-          if (set.has(h)) flags |= NEEDS_EXACT;
+      h = (Math.imul(h, 31) + (j - i)) | 0;
+      const base = bases[depth]!;
+      let set = sets[depth];
+      if (set !== undefined) {
+        if (set.has(h)) flags |= NEEDS_EXACT;
+        set.add(h);
+      } else {
+        for (let k = base; k < top; k++) {
+          if (hashes[k] === h) {
+            flags |= NEEDS_EXACT;
+            break;
+          }
+        }
+        if (top - base >= LINEAR_KEYS) {
+          set = new Set(hashes.subarray(base, top));
           set.add(h);
-        } else {
-          for (let k = base; k < top; k++) {
-            if (hashes[k] === h) {
-              flags |= NEEDS_EXACT;
-              break;
-            }
-          }
-          if (count >= LINEAR_KEYS) {
-            set = new Set(hashes.subarray(base, top));
-            set.add(h);
-            sets[depth] = set;
-          }
+          sets[depth] = set;
         }
-        if (top === hashes.length) {
-          const grown = new Int32Array(hashes.length * 2);
-          grown.set(hashes);
-          hashes = grown;
-        }
-        hashes[top++] = h;
       }
+      if (top === hashes.length) {
+        const grown = new Int32Array(hashes.length * 2);
+        grown.set(hashes);
+        hashes = grown;
+      }
+      hashes[top++] = h;
       expectKey = false;
       i = j;
     } else if (c === 123 || c === 91) {

@@ -55,67 +55,81 @@ function digitsAt(s: string, i: number, n: number): number {
   return v;
 }
 
-/** Parses to [seconds since epoch, nanoseconds]; `layout` is only used in error texts. */
-function parse(s: string, layout: string, fracLayout: string): [number, number] {
-  const fail = (at: number, elem: string): never => {
-    throw new TimeParseError(`parsing time ${JSON.stringify(s)} as ${JSON.stringify(layout)}: cannot parse ${JSON.stringify(s.slice(at))} as ${JSON.stringify(elem)}`);
-  };
-  const range = (what: string): never => {
-    throw new TimeParseError(`parsing time ${JSON.stringify(s)}: ${what} out of range`);
-  };
+function fail(s: string, layout: string, at: number, elem: string): never {
+  throw new TimeParseError(`parsing time ${JSON.stringify(s)} as ${JSON.stringify(layout)}: cannot parse ${JSON.stringify(s.slice(at))} as ${JSON.stringify(elem)}`);
+}
+
+function outOfRange(s: string, what: string): never {
+  throw new TimeParseError(`parsing time ${JSON.stringify(s)}: ${what} out of range`);
+}
+
+// Result of the last parse (module state instead of a tuple: this runs for every timestamp of every write).
+let parsedSecs = 0;
+let parsedNanos = 0;
+
+/**
+ * Parses into parsedSecs/parsedNanos; returns true when `s` is already in canonical UTC form for the given
+ * number of fraction digits (so callers can return it unchanged). `layout` is only used in error texts.
+ */
+function parse(s: string, layout: string, fracLayout: string, canonicalDigits: number): boolean {
   const year = digitsAt(s, 0, 4);
-  if (year < 0) fail(0, '2006');
-  if (s[4] !== '-') fail(4, '-');
+  if (year < 0) fail(s, layout, 0, '2006');
+  if (s.charCodeAt(4) !== 45) fail(s, layout, 4, '-');
   const month = digitsAt(s, 5, 2);
-  if (month < 0) fail(5, '01');
-  if (s[7] !== '-') fail(7, '-');
+  if (month < 0) fail(s, layout, 5, '01');
+  if (s.charCodeAt(7) !== 45) fail(s, layout, 7, '-');
   const day = digitsAt(s, 8, 2);
-  if (day < 0) fail(8, '02');
-  if (s[10] !== 'T') fail(10, 'T');
+  if (day < 0) fail(s, layout, 8, '02');
+  if (s.charCodeAt(10) !== 84) fail(s, layout, 10, 'T');
   const hour = digitsAt(s, 11, 2);
-  if (hour < 0) fail(11, '15');
-  if (s[13] !== ':') fail(13, ':');
+  if (hour < 0) fail(s, layout, 11, '15');
+  if (s.charCodeAt(13) !== 58) fail(s, layout, 13, ':');
   const min = digitsAt(s, 14, 2);
-  if (min < 0) fail(14, '04');
-  if (s[16] !== ':') fail(16, ':');
+  if (min < 0) fail(s, layout, 14, '04');
+  if (s.charCodeAt(16) !== 58) fail(s, layout, 16, ':');
   const sec = digitsAt(s, 17, 2);
-  if (sec < 0) fail(17, '05');
+  if (sec < 0) fail(s, layout, 17, '05');
   let i = 19;
   let nanos = 0;
+  let digits = 0;
   // Go accepts a comma as the decimal separator too.
-  if (s[i] === '.' || s[i] === ',') {
-    let n = 0;
+  const sep = s.charCodeAt(i);
+  if (sep === 46 || sep === 44) {
     let j = i + 1;
-    for (; j < s.length && n < 9; j++, n++) {
+    for (; j < s.length && digits < 9; j++, digits++) {
       const c = s.charCodeAt(j) - 48;
       if (!(c >= 0 && c <= 9)) break;
       nanos = nanos * 10 + c;
     }
-    if (n === 0) fail(i, fracLayout || 'Z07:00');
-    for (let k = n; k < 9; k++) nanos *= 10;
+    if (digits === 0) fail(s, layout, i, fracLayout || 'Z07:00');
+    for (let k = digits; k < 9; k++) nanos *= 10;
     i = j;
   }
   let offset = 0;
-  if (s[i] === 'Z') {
+  const z = s.charCodeAt(i);
+  if (z === 90) {
     i++;
-  } else if ((s[i] === '+' || s[i] === '-') && s[i + 3] === ':') {
+  } else if ((z === 43 || z === 45) && s.charCodeAt(i + 3) === 58) {
     const oh = digitsAt(s, i + 1, 2);
     const om = digitsAt(s, i + 4, 2);
-    if (oh < 0 || om < 0) fail(i, 'Z07:00');
-    if (oh > 24) range('time zone offset hour');
-    if (om > 60) range('time zone offset minute');
-    offset = (oh * 60 + om) * 60 * (s[i] === '-' ? -1 : 1);
+    if (oh < 0 || om < 0) fail(s, layout, i, 'Z07:00');
+    if (oh > 24) outOfRange(s, 'time zone offset hour');
+    if (om > 60) outOfRange(s, 'time zone offset minute');
+    offset = (oh * 60 + om) * 60 * (z === 45 ? -1 : 1);
     i += 6;
   } else {
-    fail(i, 'Z07:00');
+    fail(s, layout, i, 'Z07:00');
   }
   if (i !== s.length) throw new TimeParseError(`parsing time ${JSON.stringify(s)}: extra text: ${JSON.stringify(s.slice(i))}`);
-  if (month < 1 || month > 12) range('month');
-  if (day < 1 || day > daysIn(month, year)) range('day');
-  if (hour > 23) range('hour');
-  if (min > 59) range('minute');
-  if (sec > 59) range('second');
-  return [daysFromCivil(year, month, day) * 86400 + hour * 3600 + min * 60 + sec - offset, nanos];
+  if (month < 1 || month > 12) outOfRange(s, 'month');
+  if (day < 1 || day > daysIn(month, year)) outOfRange(s, 'day');
+  if (hour > 23) outOfRange(s, 'hour');
+  if (min > 59) outOfRange(s, 'minute');
+  if (sec > 59) outOfRange(s, 'second');
+  if (offset === 0 && z === 90 && digits === canonicalDigits && (digits === 0 || sep === 46)) return true;
+  parsedSecs = daysFromCivil(year, month, day) * 86400 + hour * 3600 + min * 60 + sec - offset;
+  parsedNanos = nanos;
+  return false;
 }
 
 function formatUTC(secs: number): string {
@@ -130,13 +144,14 @@ function formatUTC(secs: number): string {
 
 /** Parses a MicroTime (any 0–9 fraction digits, any offset); returns `YYYY-MM-DDTHH:MM:SS.ffffffZ` in UTC. */
 export function parseMicroTime(s: string): string {
-  const [secs, nanos] = parse(s, RFC3339_MICRO, '.000000');
-  return `${formatUTC(secs)}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
+  if (parse(s, RFC3339_MICRO, '.000000', 6)) return s;
+  return `${formatUTC(parsedSecs)}.${String(Math.floor(parsedNanos / 1000)).padStart(6, '0')}Z`;
 }
 
 /** Parses a Time (RFC 3339, any fraction, any offset); returns `YYYY-MM-DDTHH:MM:SSZ` in UTC (fraction dropped). */
 export function parseTime(s: string): string {
-  return `${formatUTC(parse(s, RFC3339, '')[0])}Z`;
+  if (parse(s, RFC3339, '', 0)) return s;
+  return `${formatUTC(parsedSecs)}Z`;
 }
 
 /** Formats epoch milliseconds (+ optional extra microseconds 0–999) as a MicroTime. */

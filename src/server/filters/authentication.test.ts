@@ -9,7 +9,8 @@ import type { TLSSocket } from 'node:tls';
 import * as x509 from '@peculiar/x509';
 import { userFromPeerCertificate, peerCertificateFailure, CREDENTIAL_ID_KEY, type UserInfo } from './authentication.ts';
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const HOUR = 3600_000;
 

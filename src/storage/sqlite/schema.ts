@@ -44,6 +44,7 @@ export function openDatabase(path: string, synchronous: 'NORMAL' | 'FULL'): Data
   db.pragma(`synchronous = ${synchronous}`);
   // Readers and the sweeper share this one connection; a busy timeout only matters for external tools.
   db.pragma('busy_timeout = 5000');
+  db.pragma('cache_size = -65536');
   db.exec(DDL);
   return db;
 }
