@@ -6,7 +6,7 @@
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { newNotFoundPath, newUnauthorized } from '../apimachinery/errors.ts';
+import { newBadRequest, newNotFoundPath, newUnauthorized } from '../apimachinery/errors.ts';
 import { log } from '../util/log.ts';
 import { authorize, forbiddenError, isPublicPath } from './filters/authorization.ts';
 import { type UserInfo, userFromPeerCertificate } from './filters/authentication.ts';
@@ -14,7 +14,7 @@ import type { RequestContext, ResourceScope } from './handlers/context.ts';
 import { activeWatches } from './handlers/watch.ts';
 import type { HealthChecks } from './healthz.ts';
 import type { Request, Response } from './http-types.ts';
-import { parseRequestInfo } from './request-info.ts';
+import { RequestInfoError, parseRequestInfo } from './request-info.ts';
 import { writeError, writeText } from './responsewriters.ts';
 import { findScope, serveResource } from './rest-routes.ts';
 
@@ -104,13 +104,25 @@ export class APIServer {
 
   async #chain(req: Request, res: Response): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
-    const pathname = url.pathname;
+    let pathname: string;
+    try {
+      pathname = decodeURIComponent(url.pathname);
+    } catch {
+      throw newBadRequest(`invalid URL escape in path: ${url.pathname}`);
+    }
     const query = url.searchParams;
     res.setHeader('cache-control', 'no-cache, private');
     const user = userFromPeerCertificate(req.socket as TLSSocket);
-    const isPublic = isPublicPath(pathname);
+    const isPublic = isPublicPath(pathname, req.method ?? 'GET');
     if (!user && !isPublic) throw newUnauthorized();
-    const info = parseRequestInfo(req.method ?? 'GET', pathname, query);
+    let info;
+    try {
+      info = parseRequestInfo(req.method ?? 'GET', pathname, query);
+    } catch (e) {
+      // Upstream answers a path it cannot parse (e.g. /api/v1/watch) with a plain-text 500 from the filter.
+      if (e instanceof RequestInfoError) return writeText(res, 500, e.message);
+      throw e;
+    }
     if (user && !isPublic) {
       const d = authorize(user, info);
       if (!d.allowed) throw forbiddenError(user, info, d.reason);
