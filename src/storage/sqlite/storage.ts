@@ -20,6 +20,7 @@ import type {
   WatchHandler,
 } from '../interface.ts';
 import { StorageError } from '../interface.ts';
+import { Checkpointer } from './checkpointer.ts';
 import { compactLog } from './compact.ts';
 import { GroupCommitter, type PendingWrite } from './group-commit.ts';
 import { listAt } from './list.ts';
@@ -69,12 +70,14 @@ export class SqliteStorage implements Storage {
   private readonly commits: GroupCommitter;
   private readonly hub: WatchHub;
   private readonly sweeper: TtlSweeper;
+  private readonly checkpointer: Checkpointer;
   private compacted: number;
   private closed = false;
 
   constructor(opts: SqliteStorageOptions) {
     this.db = openDatabase(opts.path, opts.synchronous ?? 'NORMAL');
     this.stmts = prepareStatements(this.db);
+    this.checkpointer = new Checkpointer(opts.path, 100);
     this.codec = opts.codec;
     this.now = opts.now ?? Date.now;
     this.compacted = (this.stmts.getMeta.get(COMPACTED) as number | undefined) ?? 0;
@@ -239,6 +242,7 @@ export class SqliteStorage implements Storage {
     this.closed = true;
     this.sweeper.stop();
     this.hub.closeAll(new StorageError('Internal', '', 'storage closed'));
+    await this.checkpointer.stop();
     this.db.close();
   }
 
