@@ -237,7 +237,7 @@ test('malformed JSON is an unrecognized object with a Go syntax error and a summ
   );
   throws400(
     () => decode('{"metadata":{"name":"abcdefghijklmnopqrstuvwxyz"}} x'),
-    `the object provided is unrecognized (must be of type Event): couldn't get version/kind; json parse error: invalid character 'x' after top-level value ({"metadata":{"name":"abcdefghij ...)`,
+    `the object provided is unrecognized (must be of type Event): couldn't get version/kind; json parse error: invalid character 'x' after top-level value ({"metadata":{"name":"abcdefghi ...)`,
   );
   throws400(() => decode(''), `the object provided is unrecognized (must be of type Event): couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)`);
   throws400(

@@ -16,13 +16,20 @@ export interface YAMLBody {
   duplicates: string[];
 }
 
-// go-yaml v2 resolves neither sexagesimal numbers nor (for JSON conversion) timestamps.
-const DROPPED_TAGS = new Set(['tag:yaml.org,2002:timestamp']);
-const dropTags = (tags: unknown[]): unknown[] =>
-  tags.filter((t) => {
-    const tag = t as { tag?: string; format?: string };
-    return !DROPPED_TAGS.has(tag.tag ?? '') && tag.format !== 'TIME';
-  });
+// go-yaml v2 resolves neither sexagesimal numbers nor (for JSON conversion) timestamps, and its floats need a
+// digit in the mantissa (the yaml package's 1.1 floats also take `e1` or `.`, which go-yaml keeps as strings).
+const FLOAT = 'tag:yaml.org,2002:float';
+const FLOAT_RE = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/;
+const FLOAT_EXP_RE = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$/;
+type TagLike = { tag?: string; format?: string; test?: RegExp };
+const goYamlTags = (tags: unknown[]): unknown[] =>
+  (tags as TagLike[])
+    .filter((t) => t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME')
+    .map((t) => {
+      if (t.tag !== FLOAT || !(t.test instanceof RegExp)) return t;
+      if (t.format === 'EXP') return { ...t, test: FLOAT_EXP_RE };
+      return t.test.test('.') ? { ...t, test: FLOAT_RE } : t;
+    });
 
 // %#v of a scalar key, as go-yaml prints it.
 function goKey(v: unknown): string {
@@ -61,7 +68,7 @@ export function parseYAMLBody(text: string): YAMLBody {
       version: '1.1',
       uniqueKeys: false,
       lineCounter: lc,
-      customTags: dropTags as never,
+      customTags: goYamlTags as never,
       prettyErrors: false,
     });
   } catch (e) {

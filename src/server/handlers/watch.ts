@@ -147,7 +147,7 @@ class WatchStream {
     if (this.#ended) return;
     let status: StatusError;
     if (err instanceof StorageError && err.code === 'Expired') {
-      status = new StatusError(410, 'Expired', `too old resource version: ${this.opts.resourceVersion ?? ''} (${err.rv})`);
+      status = new StatusError(410, 'Expired', `too old resource version: ${err.rv} (${this.ctx.scope.store.cacher.compactedRevision})`);
     } else if (err instanceof StatusError) status = err;
     else status = new StatusError(500, 'InternalError', `Internal error occurred: ${err.message}`);
     this.#push(Buffer.from(goJSON({ type: 'ERROR', object: status.toStatus() }) + '\n'));

@@ -108,6 +108,11 @@ export class Cacher {
     return this.#rv;
   }
 
+  /** Revisions at or below this are gone from storage history (watch resume and exact lists get Expired). */
+  get compactedRevision(): number {
+    return this.#o.storage.compactedRevision();
+  }
+
   get size(): number {
     return this.#tree.size;
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -166,6 +166,16 @@ describe('sqlite backend', () => {
       [head - 1, '/t/ns/a', 1],
       [head + 1, '/t/ns/a', 1],
     ]);
+    await s.close();
+  });
+
+  it('the checkpointer thread copies the WAL back into the database while writes go on', async () => {
+    const path = dbPath();
+    const s = open(path);
+    await Promise.all(Array.from({ length: 2000 }, (_, i) => s.create(`/t/ns/o${i}`, obj(`o${i}`, 'y'.repeat(500)))));
+    await new Promise((r) => setTimeout(r, 300));
+    // Pages reach the database file only through checkpoints, and the main connection's own limit is far away.
+    assert.ok(statSync(path).size > 1_000_000, `database file: ${statSync(path).size} bytes`);
     await s.close();
   });
 
