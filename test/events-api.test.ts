@@ -277,11 +277,22 @@ describe('watch', () => {
     assert.deepEqual(w.frames.map((f) => f.type), ['ADDED', 'DELETED']);
   });
 
-  it('sends a 410 ERROR frame for a compacted resourceVersion', async () => {
-    const w = s.watch(`${BASE}/namespaces/w4/events?watch=1&resourceVersion=1`);
-    // RV 1 is still in history here (nothing compacted yet): the watch is accepted.
+  it('sends bookmarks when asked (one comes two seconds before the deadline)', async () => {
+    const w = s.watch(`${BASE}/namespaces/w4/events?watch=1&resourceVersion=1&allowWatchBookmarks=true&timeoutSeconds=5`);
     assert.equal(await w.status, 200);
-    w.stop();
+    await w.closed;
+    const bookmarks = w.frames.filter((f) => f.type === 'BOOKMARK');
+    assert.equal(bookmarks.length, 1);
+    assert.match(bookmarks[0].object.metadata.resourceVersion, /^\d+$/);
+    assert.equal(bookmarks[0].object.kind, 'Event');
+  });
+
+  it('refuses sendInitialEvents without resourceVersionMatch=NotOlderThan, and YAML watches', async () => {
+    const r = await s.request('GET', `${BASE}/events?watch=1&sendInitialEvents=true`);
+    assert.equal(r.status, 422);
+    assert.equal(r.json().reason, 'Invalid');
+    const y = await s.request('GET', `${BASE}/events?watch=1`, undefined, { accept: 'application/yaml' });
+    assert.equal(y.status, 406);
   });
 });
 

@@ -295,6 +295,9 @@ test('YAML bodies: values, unknown fields and go-yaml duplicate-key texts', () =
     'yaml: unmarshal errors:\n  line 10: key "note" already set in map\n  line 13: key "kind" already set in map',
   ]);
   assert.deepEqual(yaml('note: x\n').problems, []);
+  // go-yaml scalars: `e1` stays a string, `1e3` is a number.
+  assert.equal(yaml('note: e1\n').object.note, 'e1');
+  assert.equal(yaml('deprecatedCount: 1e3\n').object.deprecatedCount, 1000);
 });
 
 test('YAML syntax and type errors', () => {

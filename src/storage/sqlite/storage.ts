@@ -1,8 +1,9 @@
 /**
  * The embedded SQLite backend (better-sqlite3, WAL). Layout: schema.ts; batching: group-commit.ts; watch:
- * watch-hub.ts; lists: list.ts; TTL: ttl-sweeper.ts. Reads (get, list, count, currentRevision) serve committed
- * state only, so nothing that could still roll back is ever shown to a client; the write path (create,
- * guaranteedUpdate, delete) reads through the pending overlay so that writes in one group build on each other.
+ * watch-hub.ts; lists: list.ts; TTL: ttl-sweeper.ts; WAL checkpoints: checkpointer.ts. Reads (get, list, count,
+ * currentRevision) serve committed state only, so nothing that could still roll back is ever shown to a client;
+ * the write path (create, guaranteedUpdate, delete) reads through the pending overlay so that writes in one group
+ * build on each other.
  */
 import type Database from 'better-sqlite3';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
