@@ -9,10 +9,10 @@ const KNOWN_OTHER_VERSIONS: Record<string, string[]> = { Event: ['v1', 'events.c
 
 export function decodeObject(ctx: RequestContext, body: Buffer, mediaType: 'application/json' | 'application/yaml', fv: FieldValidation): KubeObject {
   const { scope } = ctx;
-  const { object, problems } = decodeBody(body, mediaType, scope.defs, scope.definition);
+  const { object, problems, strictProblems } = decodeBody(body, mediaType, scope.defs, scope.definition);
   checkKind(ctx, object);
   if (problems.length) {
-    if (fv === 'Strict') throw strictDecodingError(scope.kind, scope.version, problems);
+    if (fv === 'Strict') throw strictDecodingError(scope.kind, scope.version, strictProblems);
     if (fv === 'Warn') ctx.warnings.push(...problems);
   }
   const obj = object as KubeObject;
