@@ -3,13 +3,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EVENT, EVENT_LIST } from '../apis/events/v1/schema.ts';
-import { EVENTS_DEFS } from '../apimachinery/codec/definitions.ts';
 import { newEventResource } from '../registry/events/storage.ts';
 import { eventCodec } from '../registry/events/storage.ts';
+import { EVENTS_OPENAPI } from '../registry/events/resource.ts';
 import { discoveryHandler, namespaceHandler, versionHandler } from '../server/apis.ts';
-import { storageVersionHash } from '../server/discovery/documents.ts';
-import type { APIResourceInfo } from '../server/discovery/types.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { OpenAPIService } from '../server/openapi/handler.ts';
@@ -22,17 +19,6 @@ import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
 import { FlagError, parseFlags, usage, type ServerOptions } from './flags.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 
-export const EVENTS_RESOURCE: APIResourceInfo = {
-  group: 'events.cluster.io',
-  version: 'v1',
-  resource: 'events',
-  singular: 'event',
-  kind: 'Event',
-  namespaced: true,
-  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-  shortNames: ['ev'],
-  storageVersionHash: storageVersionHash('events.cluster.io', 'v1', 'Event'),
-};
 
 /**
  * Serving certificate and client CA. Without cert flags everything comes from the generated PKI; with them, the
@@ -89,7 +75,7 @@ export async function run(argv: string[]): Promise<number> {
   health.add(storage.name, () => storage.readinessCheck(), ['healthz', 'livez', 'readyz']);
 
   let address = `${opts.bindAddress}:${opts.securePort}`;
-  const openapi = new OpenAPIService([{ info: EVENTS_RESOURCE, definition: EVENT, listDefinition: EVENT_LIST, definitions: EVENTS_DEFS }]);
+  const openapi = new OpenAPIService([EVENTS_OPENAPI]);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -98,7 +84,7 @@ export async function run(argv: string[]): Promise<number> {
     health,
     pathHandlers: [
       versionHandler,
-      discoveryHandler([EVENTS_RESOURCE], () => address),
+      discoveryHandler([EVENTS_OPENAPI.info], () => address),
       namespaceHandler,
       (req, res, pathname, query) => openapi.handle(req, res, pathname, query),
     ],

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isStatusError } from '../../apimachinery/errors.ts';
-import { EVENTS_RESOURCE } from './events-resource.ts';
+import { EVENTS_OPENAPI as EVENTS_RESOURCE } from '../../registry/events/resource.ts';
 import { OpenAPIService, negotiate } from './handler.ts';
 import { swaggerV2, swaggerV2Protobuf } from './v2.ts';
 

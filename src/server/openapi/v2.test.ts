@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import YAML from 'yaml';
-import { EVENTS_RESOURCE } from './events-resource.ts';
+import { EVENTS_OPENAPI as EVENTS_RESOURCE } from '../../registry/events/resource.ts';
 import { ProtoWriter } from './protobuf.ts';
 import { swaggerV2, swaggerV2Protobuf } from './v2.ts';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EVENTS_RESOURCE } from './events-resource.ts';
+import { EVENTS_OPENAPI as EVENTS_RESOURCE } from '../../registry/events/resource.ts';
 import { openAPIV3Document, openAPIV3Index } from './v3.ts';
 
 type Json = Record<string, any>;
