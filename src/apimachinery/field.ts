@@ -3,6 +3,11 @@
  * (`<field>: <body>`, aggregate `[a, b]`) are what clients match on, so they follow upstream character for character.
  */
 
+import { goQuote } from '../util/goquote.ts';
+
+/** Re-exported: error texts elsewhere quote values the same way (one implementation, in util/goquote.ts). */
+export { goQuote };
+
 export type FieldErrorType =
   | 'FieldValueRequired'
   | 'FieldValueInvalid'
@@ -37,27 +42,6 @@ export function renderValue(v: unknown): string {
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   if (v === null || v === undefined) return 'null';
   return JSON.stringify(v);
-}
-
-/** Go's strconv.Quote for the characters that differ from JSON (control characters use \x.. or \u....). */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (c === 7) out += '\\a';
-    else if (c === 8) out += '\\b';
-    else if (c === 12) out += '\\f';
-    else if (c === 11) out += '\\v';
-    else if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
-    else if (c === 0xfffd && ch !== '\ufffd') out += '\\ufffd';
-    else out += ch;
-  }
-  return out + '"';
 }
 
 export class FieldError {

@@ -7,7 +7,7 @@
 import { isIP } from 'node:net';
 import { goQuote } from '../util/goquote.ts';
 import { formatGoDuration, parseGoDuration } from '../apimachinery/duration.ts';
-import { parseGoBool, parseGoInt } from './gostrconv.ts';
+import { goParseBool, goParseInt } from '../apimachinery/strconv.ts';
 
 /** A command-line error; its message is one line, worded as pflag/kube-apiserver word it. */
 export class FlagError extends Error {
@@ -77,11 +77,11 @@ export class FlagSet {
   }
 
   int(name: string, def: number, help: string, o: Common): Flag<number> {
-    return this.add({ ...o, name, type: 'int', default: def, help, parse: (s) => parseGoInt(s, 0, 64), format: String });
+    return this.add({ ...o, name, type: 'int', default: def, help, parse: (s) => Number(goParseInt(s, 0, 64)), format: String });
   }
 
   bool(name: string, def: boolean, help: string, o: Common): Flag<boolean> {
-    return this.add({ ...o, name, type: '', default: def, help, parse: parseGoBool, format: String, noOptDefVal: 'true' });
+    return this.add({ ...o, name, type: '', default: def, help, parse: goParseBool, format: String, noOptDefVal: 'true' });
   }
 
   /** Milliseconds, written in Go duration syntax. */
@@ -100,7 +100,7 @@ export class FlagSet {
 
   /** klog's verbosity level (`strconv.ParseInt(value, 10, 32)`). */
   level(name: string, def: number, help: string, o: Common): Flag<number> {
-    return this.add({ ...o, name, type: 'Level', default: def, help, parse: (s) => parseGoInt(s, 10, 32), format: String });
+    return this.add({ ...o, name, type: 'Level', default: def, help, parse: (s) => Number(goParseInt(s, 10, 32)), format: String });
   }
 
   /** Looks a flag up by long name, normalising `_` to `-` as kube's WordSepNormalizeFunc does. */

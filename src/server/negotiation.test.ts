@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../apimachinery/errors.ts';
-import { negotiateOutput, requestBodyType, patchType, parseIncludeObject, goParseBool } from './negotiation.ts';
+import { negotiateOutput, requestBodyType, patchType, parseIncludeObject } from './negotiation.ts';
 import { parseMediaType } from './media-type.ts';
 
 const KUBECTL_TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
@@ -126,8 +126,8 @@ test('negotiateOutput: pretty', () => {
   assert.equal(pretty('application/json;pretty=true', 'kubectl'), false);
   assert.equal(pretty('application/yaml', 'curl/8.5.0', '1'), false);
   assert.equal(pretty(undefined, 'curl/8.5.0', '1', true), false);
-  assert.equal(goParseBool('TRUE'), true);
-  assert.equal(goParseBool('tRUE'), false);
+  assert.equal(pretty(undefined, 'curl/8.5.0', 'TRUE'), true);
+  assert.equal(pretty(undefined, 'curl/8.5.0', 'tRUE'), false); // strconv.ParseBool is case-exact
 });
 
 test('requestBodyType', () => {

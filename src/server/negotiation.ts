@@ -8,6 +8,7 @@
  */
 import { newBadRequest, newNotAcceptable, newUnsupportedMediaType } from '../apimachinery/errors.ts';
 import { invalid } from '../apimachinery/field.ts';
+import { goParseBool } from '../apimachinery/strconv.ts';
 import { parseAccept, parseMediaType } from './media-type.ts';
 
 export type OutputMediaType = 'application/json' | 'application/yaml';
@@ -130,14 +131,18 @@ function acceptOptions(params: Map<string, string>, s: Serializer): Chosen | nul
   return chosen;
 }
 
-/** Go strconv.ParseBool; unparsable values are false. */
-export function goParseBool(s: string): boolean {
-  return s === '1' || s === 't' || s === 'T' || s === 'TRUE' || s === 'true' || s === 'True';
-}
-
-/** A non-empty `pretty` query parameter decides; otherwise browsers, curl and wget get indented JSON. */
+/**
+ * A non-empty `pretty` query parameter decides (upstream ignores the ParseBool error, so unparsable is false);
+ * otherwise browsers, curl and wget get indented JSON.
+ */
 function isPrettyPrint(prettyParam: string | null, userAgent: string): boolean {
-  if (prettyParam) return goParseBool(prettyParam);
+  if (prettyParam) {
+    try {
+      return goParseBool(prettyParam);
+    } catch {
+      return false;
+    }
+  }
   return userAgent.startsWith('curl') || userAgent.startsWith('Wget') || userAgent.startsWith('Mozilla/5.0');
 }
 

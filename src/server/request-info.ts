@@ -3,6 +3,9 @@
  * authorizer, the max-in-flight filter, metrics and the Forbidden message all read them, so verbs and parts follow
  * upstream exactly, including its quirks (namespace subresources, `/watch/` prefix, empty path segments).
  */
+import { StatusError } from '../apimachinery/errors.ts';
+import { parseFieldSelector } from '../apimachinery/fields/selector.ts';
+import { isGoInt64 } from '../apimachinery/strconv.ts';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -144,71 +147,17 @@ function decodeListOptions(query: URLSearchParams): { watch: boolean; nameFromFi
   return name === undefined ? { watch } : { watch, nameFromFieldSelector: name };
 }
 
-/** strconv.ParseInt(s, 10, 64) succeeds. */
-function isGoInt64(s: string): boolean {
-  if (!/^[+-]?[0-9]+$/.test(s)) return false;
-  const n = BigInt(s);
-  return n >= -(2n ** 63n) && n < 2n ** 63n;
-}
-
 /**
- * fields.ParseSelector + RequiresExactMatch: returns the value of the first (in sorted term order) `field=` or
- * `field==` term, undefined when there is none, null when the selector does not parse.
+ * fields.ParseSelector + RequiresExactMatch: the value of the first (in sorted term order) `field=` or `field==`
+ * term, undefined when there is none, null when the selector does not parse.
  */
 export function fieldSelectorExactMatch(selector: string, field: string): string | null | undefined {
-  const terms = splitTerms(selector).sort();
-  let found: string | undefined;
-  for (const term of terms) {
-    if (term === '') continue;
-    const split = splitTerm(term);
-    if (!split) return null;
-    const value = unescapeValue(split.rhs);
-    if (value === null) return null;
-    if (found === undefined && split.op !== '!=' && split.lhs === field) found = value;
+  try {
+    return parseFieldSelector(selector).requiresExactMatch(field);
+  } catch (e) {
+    if (e instanceof StatusError) return null; // the parse errors are 400s; upstream drops them here
+    throw e;
   }
-  return found;
-}
-
-function splitTerms(s: string): string[] {
-  if (s === '') return [];
-  const terms: string[] = [];
-  let start = 0;
-  let inSlash = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (inSlash) inSlash = false;
-    else if (c === '\\') inSlash = true;
-    else if (c === ',') {
-      terms.push(s.slice(start, i));
-      start = i + 1;
-    }
-  }
-  terms.push(s.slice(start));
-  return terms;
-}
-
-function splitTerm(term: string): { lhs: string; op: string; rhs: string } | null {
-  for (let i = 0; i < term.length; i++) {
-    for (const op of ['!=', '==', '=']) {
-      if (term.startsWith(op, i)) return { lhs: term.slice(0, i), op, rhs: term.slice(i + op.length) };
-    }
-  }
-  return null;
-}
-
-function unescapeValue(s: string): string | null {
-  let out = '';
-  let inSlash = false;
-  for (const c of s) {
-    if (inSlash) {
-      if (c !== '\\' && c !== ',' && c !== '=') return null;
-      out += c;
-      inSlash = false;
-    } else if (c === '\\') inSlash = true;
-    else if (c === ',' || c === '=') return null;
-    else out += c;
-  }
-  return inSlash ? null : out;
 }
 
 /** apimachinery content.IsPathSegmentName: not `.`/`..`, no `/` or `%` (empty is allowed). */

@@ -11,6 +11,7 @@ import {
   OPTIMISTIC_LOCK_MESSAGE,
   StatusError,
   newAlreadyExists,
+  newBadRequest,
   newConflict,
   newGenerateNameConflict,
   newInvalid,
@@ -289,6 +290,49 @@ export class Store {
     const res = await this.#o.storage.guaranteedUpdate(key, { tryUpdate, ignoreNotFound: true });
     const out = { served: served(res.stored), created: res.created };
     return (await this.#finalizeIfDone(out.served)) ?? out;
+  }
+
+  /**
+   * PATCH (non-apply): `patchFn` turns the current stored object (a private copy) into the new one; it runs inside
+   * the optimistic retry loop, so it is re-applied if the object changes underneath. Checks as upstream's
+   * patcher: a missing object is 404; the result's name must match (400), its namespace match or be empty (400); a
+   * resourceVersion in the result that differs from the stored one is a 409; uid changes are refused by update
+   * validation (422). A result equal to the stored object writes nothing.
+   */
+  async patch(namespace: string, name: string, patchFn: (current: KubeObject) => KubeObject, opts: WriteOptions): Promise<Served> {
+    const key = this.key(namespace, name);
+    const gr = this.#o.groupResource;
+    const tryUpdate = (current: StoredObject | null): { object: KubeObject; ttlSeconds?: number } => {
+      if (!current) throw newNotFound(gr, name);
+      const old = current.object ?? this.#o.codec.decode(current.value);
+      const next = patchFn(structuredClone(old));
+      next.metadata ??= {};
+      const m = next.metadata;
+      if ((m.name ?? '') !== name) throw newBadRequest(`the name of the object (${m.name ?? ''}) does not match the name on the URL (${name})`);
+      if (!m.namespace) m.namespace = namespace;
+      else if (m.namespace !== namespace) throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+      const rv = m.resourceVersion ? parseResourceVersion(m.resourceVersion) : 0;
+      if (rv !== 0 && rv !== current.rv) throw newConflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
+      this.prepareUpdate(next, old);
+      m.resourceVersion = String(current.rv);
+      const errs = this.#o.strategy.validateUpdate(next, old);
+      if (errs.length) throw this.#invalid(name, errs);
+      const ttl = this.#ttl();
+      return ttl ? { object: next, ttlSeconds: ttl } : { object: next };
+    };
+    if (opts.dryRun) {
+      const r = tryUpdate(await this.#o.storage.get(key));
+      return { key, value: this.#o.codec.encode(r.object), object: r.object };
+    }
+    let res;
+    try {
+      res = await this.#o.storage.guaranteedUpdate(key, { tryUpdate });
+    } catch (e) {
+      if (e instanceof StorageError && e.code === 'KeyNotFound') throw newNotFound(gr, name);
+      throw e;
+    }
+    const out = { served: served(res.stored), created: false };
+    return ((await this.#finalizeIfDone(out.served)) ?? out).served;
   }
 
   /** rest.BeforeUpdate: system metadata always comes from the stored object. */

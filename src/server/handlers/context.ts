@@ -30,6 +30,37 @@ export interface ResourceScope {
   supportedFieldLabels: ReadonlySet<string>;
   tableColumns: TableColumn[];
   tableCells(obj: KubeObject, nowMs: number): unknown[];
+  /**
+   * For a view of objects stored in another version (core/v1 Events over events.cluster.io/v1): conversions
+   * between the two. Absent when this scope serves the stored version itself.
+   */
+  convert?: ViewConversion;
+}
+
+export interface ViewConversion {
+  /** A request object of this scope's version → the stored version. */
+  toStored(obj: KubeObject): KubeObject;
+  /** Stored bytes → this scope's serialized form (memoized per stored value by `servedBytes`). */
+  fromStored(value: Buffer): Buffer;
+}
+
+const converted = new WeakMap<Buffer, Buffer>();
+
+/** The bytes a client of `scope` receives for a stored value; each stored value is converted at most once. */
+export function servedBytes(scope: ResourceScope, value: Buffer): Buffer {
+  const c = scope.convert;
+  if (!c) return value;
+  let out = converted.get(value);
+  if (!out) {
+    out = c.fromStored(value);
+    converted.set(value, out);
+  }
+  return out;
+}
+
+/** A decoded request object in the stored version. */
+export function toStored(scope: ResourceScope, obj: KubeObject): KubeObject {
+  return scope.convert ? scope.convert.toStored(obj) : obj;
 }
 
 export interface RequestContext {

@@ -1,7 +1,7 @@
 /** POST on a namespaced collection (upstream `handlers/create.go`). */
 import { requestBodyType } from '../negotiation.ts';
 import { readBody } from './body.ts';
-import type { RequestContext } from './context.ts';
+import { toStored, type RequestContext } from './context.ts';
 import { decodeObject, ensureNamespace } from './decode.ts';
 import { negotiate } from './get.ts';
 import { parseWriteOptions } from './options.ts';
@@ -12,7 +12,7 @@ export async function createObject(ctx: RequestContext): Promise<void> {
   const mediaType = requestBodyType(ctx.req.headers['content-type']);
   const body = await readBody(ctx.req);
   const opts = parseWriteOptions('CreateOptions', ctx.query);
-  const obj = decodeObject(ctx, body, mediaType, opts.fieldValidation);
+  const obj = toStored(ctx.scope, decodeObject(ctx, body, mediaType, opts.fieldValidation));
   ensureNamespace(ctx, obj);
   const served = await ctx.scope.store.create(obj, { dryRun: opts.dryRun });
   writeObject(ctx, 201, served, n);

@@ -8,13 +8,20 @@ import { goJSON } from '../../apimachinery/codec/encode.ts';
 import { writeAndDrain } from '../http-types.ts';
 import { parseIncludeObject, type Negotiated } from '../negotiation.ts';
 import { writeBytes, writeValue } from '../responsewriters.ts';
-import { setWarnings, type RequestContext } from './context.ts';
+import { servedBytes, setWarnings, type RequestContext } from './context.ts';
 import { partialObjectMetadata, toTable } from './table.ts';
 
 const CHUNK = 64 * 1024;
 
+/** The stored object (tables are computed from it whatever the view). */
 function decode(ctx: RequestContext, s: Served): KubeObject {
   return s.object ?? ctx.scope.codec.decode(s.value);
+}
+
+/** The object as this scope's clients see it. */
+function decodeServed(ctx: RequestContext, s: Served): KubeObject {
+  if (!ctx.scope.convert) return decode(ctx, s);
+  return JSON.parse(servedBytes(ctx.scope, s.value).toString('utf8')) as KubeObject;
 }
 
 export function writeObject(ctx: RequestContext, code: number, s: Served, n: Negotiated): void {
@@ -23,14 +30,15 @@ export function writeObject(ctx: RequestContext, code: number, s: Served, n: Neg
     const obj = decode(ctx, s);
     const include = parseIncludeObject(ctx.query.get('includeObject'));
     const rv = obj.metadata.resourceVersion;
-    writeValue(ctx.res, code, toTable(ctx.scope, [obj], rv ? { resourceVersion: rv } : {}, include), n);
+    const rowObject = include === 'Object' ? [decodeServed(ctx, s)] : undefined;
+    writeValue(ctx.res, code, toTable(ctx.scope, [obj], rv ? { resourceVersion: rv } : {}, include, true, Date.now(), rowObject), n);
     return;
   }
   if (n.as === 'PartialObjectMetadata') {
     writeValue(ctx.res, code, partialObjectMetadata(decode(ctx, s)), n);
     return;
   }
-  writeBytes(ctx.res, code, s.value, n);
+  writeBytes(ctx.res, code, servedBytes(ctx.scope, s.value), n);
 }
 
 function listMeta(l: ListResult): Record<string, unknown> {
@@ -46,7 +54,8 @@ export async function writeList(ctx: RequestContext, l: ListResult, n: Negotiate
   if (n.as === 'Table') {
     const include = parseIncludeObject(ctx.query.get('includeObject'));
     const objs = l.items.map((s) => decode(ctx, s));
-    writeValue(res, 200, toTable(scope, objs, listMeta(l), include), n);
+    const rowObjects = include === 'Object' ? l.items.map((s) => decodeServed(ctx, s)) : undefined;
+    writeValue(res, 200, toTable(scope, objs, listMeta(l), include, true, Date.now(), rowObjects), n);
     return;
   }
   if (n.as === 'PartialObjectMetadataList') {
@@ -55,21 +64,22 @@ export async function writeList(ctx: RequestContext, l: ListResult, n: Negotiate
     return;
   }
   if (n.mediaType !== 'application/json' || n.pretty) {
-    const items = l.items.map((s) => decode(ctx, s));
+    const items = l.items.map((s) => decodeServed(ctx, s));
     writeValue(res, 200, { kind: scope.listKind, apiVersion: scope.groupVersion, metadata: listMeta(l), items }, n);
     return;
   }
   const head = Buffer.from(`{"kind":"${scope.listKind}","apiVersion":"${scope.groupVersion}","metadata":${goJSON(listMeta(l))},"items":[`);
   const tail = Buffer.from(']}\n');
-  let length = head.length + tail.length + Math.max(0, l.items.length - 1);
-  for (const s of l.items) length += s.value.length;
+  const values = scope.convert ? l.items.map((s) => servedBytes(scope, s.value)) : l.items.map((s) => s.value);
+  let length = head.length + tail.length + Math.max(0, values.length - 1);
+  for (const v of values) length += v.length;
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(length) });
-  await streamItems(ctx, head, l.items, tail);
+  await streamItems(ctx, head, values, tail);
 }
 
 const COMMA = Buffer.from(',');
 
-async function streamItems(ctx: RequestContext, head: Buffer, items: Served[], tail: Buffer): Promise<void> {
+async function streamItems(ctx: RequestContext, head: Buffer, items: Buffer[], tail: Buffer): Promise<void> {
   const res = ctx.res;
   let parts: Buffer[] = [head];
   let size = head.length;
@@ -78,7 +88,7 @@ async function streamItems(ctx: RequestContext, head: Buffer, items: Served[], t
       parts.push(COMMA);
       size++;
     }
-    const v = items[i]!.value;
+    const v = items[i]!;
     parts.push(v);
     size += v.length;
     if (size >= CHUNK) {

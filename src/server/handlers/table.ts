@@ -19,15 +19,17 @@ export function toTable(
   include: IncludeObject,
   withColumns = true,
   nowMs = Date.now(),
+  /** Row objects as the client's version shows them (include=Object); defaults to `objects`. */
+  rowObjects?: KubeObject[],
 ): Table {
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: meta,
     columnDefinitions: withColumns ? scope.tableColumns : null,
-    rows: objects.map((o) => {
+    rows: objects.map((o, i) => {
       const row: { cells: unknown[]; object?: unknown } = { cells: scope.tableCells(o, nowMs) };
-      if (include === 'Object') row.object = o;
+      if (include === 'Object') row.object = rowObjects?.[i] ?? o;
       else if (include === 'Metadata') row.object = partialObjectMetadata(o);
       return row;
     }),

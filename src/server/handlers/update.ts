@@ -2,7 +2,7 @@
 import { newBadRequest } from '../../apimachinery/errors.ts';
 import { requestBodyType } from '../negotiation.ts';
 import { readBody } from './body.ts';
-import type { RequestContext } from './context.ts';
+import { toStored, type RequestContext } from './context.ts';
 import { decodeObject, ensureNamespace } from './decode.ts';
 import { negotiate } from './get.ts';
 import { parseWriteOptions } from './options.ts';
@@ -13,7 +13,7 @@ export async function updateObject(ctx: RequestContext): Promise<void> {
   const mediaType = requestBodyType(ctx.req.headers['content-type']);
   const body = await readBody(ctx.req);
   const opts = parseWriteOptions('UpdateOptions', ctx.query);
-  const obj = decodeObject(ctx, body, mediaType, opts.fieldValidation);
+  const obj = toStored(ctx.scope, decodeObject(ctx, body, mediaType, opts.fieldValidation));
   const name = ctx.info.name;
   if ((obj.metadata.name ?? '') !== name) {
     throw newBadRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);

@@ -14,7 +14,7 @@ import type { CacheWatch } from '../../storage/cacher/cacher.ts';
 import { watchFrame, type CacheEntry, type CacheEvent, type Predicate, type WatchEventType } from '../../storage/cacher/types.ts';
 import { StorageError } from '../../storage/interface.ts';
 import { parseIncludeObject, type Negotiated } from '../negotiation.ts';
-import type { RequestContext } from './context.ts';
+import { servedBytes, type RequestContext } from './context.ts';
 import { negotiate } from './get.ts';
 import { toTable } from './table.ts';
 
@@ -139,7 +139,7 @@ class WatchStream {
 
   #deliver(ev: CacheEvent, type: WatchEventType): void {
     this.#lastRV = ev.rv;
-    if (this.n.as === 'Table') this.#push(this.#frameFor(type, ev.entry));
+    if (this.n.as === 'Table' || this.ctx.scope.convert) this.#push(this.#frameFor(type, ev.entry));
     else this.#push(ev.frame(type));
   }
 
@@ -155,9 +155,11 @@ class WatchStream {
   }
 
   #frameFor(type: WatchEventType, entry: CacheEntry): Buffer {
-    if (this.n.as !== 'Table') return watchFrame(type, entry.value);
-    const obj = this.ctx.scope.codec.decode(entry.value);
-    const table = toTable(this.ctx.scope, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, this.include, this.#firstTable);
+    const scope = this.ctx.scope;
+    if (this.n.as !== 'Table') return watchFrame(type, servedBytes(scope, entry.value));
+    const obj = scope.codec.decode(entry.value);
+    const rowObjects = this.include === 'Object' && scope.convert ? [JSON.parse(servedBytes(scope, entry.value).toString('utf8')) as KubeObject] : undefined;
+    const table = toTable(scope, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, this.include, this.#firstTable, Date.now(), rowObjects);
     this.#firstTable = false;
     return Buffer.from(goJSON({ type, object: table }) + '\n');
   }
