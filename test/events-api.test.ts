@@ -173,6 +173,15 @@ describe('list', () => {
     assert.ok(t.metadata.continue);
   });
 
+  it('pretty-prints on request and for curl', async () => {
+    const r = await s.request('GET', `${BASE}/namespaces/list1/events/l0?pretty=true`);
+    assert.match(r.body, /^\{\n  "kind": "Event",\n  "apiVersion": "events.cluster.io\/v1",\n/);
+    const curl = await s.request('GET', `${BASE}/namespaces/list1/events/l0`, undefined, { 'user-agent': 'curl/8.0' });
+    assert.match(curl.body, /^\{\n  "kind"/);
+    const plain = await s.request('GET', `${BASE}/namespaces/list1/events/l0?pretty=false`, undefined, { 'user-agent': 'curl/8.0' });
+    assert.match(plain.body, /^\{"kind":"Event"/);
+  });
+
   it('serves YAML', async () => {
     const r = await s.request('GET', `${BASE}/namespaces/list1/events/l0`, undefined, { accept: 'application/yaml' });
     assert.equal(r.headers['content-type'], 'application/yaml');

@@ -89,6 +89,8 @@ export async function run(argv: string[]): Promise<number> {
       (req, res, pathname, query) => openapi.handle(req, res, pathname, query),
     ],
     servedPrefixes: ['/apis/events.cluster.io/v1', '/api/v1'],
+    maxRequestsInflight: opts.maxRequestsInflight,
+    maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
   });
   const port = await server.listen();
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;

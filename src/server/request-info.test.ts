@@ -104,6 +104,7 @@ test('parseRequestInfo: watch query values as apimachinery converts bools', () =
   assert.equal(verb('watch=FALSE'), 'list');
   assert.equal(verb('watch=no'), 'watch');
   assert.equal(verb('watch=0&watch=1'), 'list');
+  assert.equal(verb('watch=fal%C5%BFe'), 'list'); // strings.EqualFold folds ſ to s, as the handler's decoding does
 });
 
 test('parseRequestInfo: fieldSelector metadata.name names list and watch requests (upstream TestSelectorParsing)', () => {

@@ -5,7 +5,9 @@
  */
 import { StatusError } from '../apimachinery/errors.ts';
 import { parseFieldSelector } from '../apimachinery/fields/selector.ts';
+import { parseBoolParam } from '../apimachinery/query.ts';
 import { isGoInt64 } from '../apimachinery/strconv.ts';
+import { isPathSegmentName } from '../apimachinery/validation/content.ts';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -110,7 +112,7 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   if (info.name === '' && info.verb === 'get') {
     const opts = decodeListOptions(query);
     info.verb = opts.watch ? 'watch' : 'list';
-    if (opts.nameFromFieldSelector !== undefined && isPathSegmentName(opts.nameFromFieldSelector)) {
+    if (opts.nameFromFieldSelector !== undefined && isPathSegmentName(opts.nameFromFieldSelector).length === 0) {
       info.name = opts.nameFromFieldSelector;
     }
   }
@@ -123,19 +125,13 @@ function splitPath(path: string): string[] {
   return trimmed === '' ? [] : trimmed.split('/');
 }
 
-/** apimachinery's query-to-bool rule: only `0` and (any-case) `false` are false; present-but-empty is true. */
-function queryBool(v: string): boolean {
-  return !(v === '0' || v.toLowerCase() === 'false');
-}
-
 /**
  * The parts of ListOptions decoding that decide the verb and name. As upstream, any decoding error (a bad
  * integer, a malformed field selector) drops all decoded options except `watch`, so the name stays unset.
  * Label-selector syntax errors are not detected here (see report): they only affect the name.
  */
 function decodeListOptions(query: URLSearchParams): { watch: boolean; nameFromFieldSelector?: string } {
-  const watchRaw = query.get('watch');
-  const watch = watchRaw !== null && queryBool(watchRaw);
+  const watch = parseBoolParam(query.get('watch')) === true;
   for (const key of ['limit', 'timeoutSeconds']) {
     const v = query.get(key);
     if (v !== null && !isGoInt64(v)) return { watch };
@@ -158,9 +154,4 @@ export function fieldSelectorExactMatch(selector: string, field: string): string
     if (e instanceof StatusError) return null; // the parse errors are 400s; upstream drops them here
     throw e;
   }
-}
-
-/** apimachinery content.IsPathSegmentName: not `.`/`..`, no `/` or `%` (empty is allowed). */
-function isPathSegmentName(name: string): boolean {
-  return name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
 }

@@ -31,7 +31,12 @@ export interface ServerConfig {
   pathHandlers: PathHandler[];
   /** Path prefixes of served API group versions: unknown paths below them get a Status 404, others plain text. */
   servedPrefixes: string[];
+  /** --max-requests-inflight / --max-mutating-requests-inflight; 0 = unlimited. */
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
 }
+
+const MUTATING_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
 export class APIServer {
   readonly #cfg: ServerConfig;
@@ -40,6 +45,9 @@ export class APIServer {
   readonly #sessions = new Set<http2.Http2Session>();
   #inflight = 0;
   #idle: (() => void) | undefined;
+  /** Requests currently counted against the max-in-flight limits (upstream WithMaxInFlightLimit). */
+  #readonly = 0;
+  #mutating = 0;
 
   constructor(cfg: ServerConfig) {
     this.#cfg = cfg;
@@ -123,6 +131,10 @@ export class APIServer {
       if (e instanceof RequestInfoError) return writeText(res, 500, e.message);
       throw e;
     }
+    if (!isPublic && info.verb !== 'watch' && !this.#admit(info.verb, res)) {
+      writeText(res, 429, 'Too many requests, please try again later.\n', { 'retry-after': '1' });
+      return;
+    }
     if (user && !isPublic) {
       const d = authorize(user, info);
       if (!d.allowed) throw forbiddenError(user, info, d.reason);
@@ -139,6 +151,27 @@ export class APIServer {
     for (const h of this.#cfg.pathHandlers) if (await h(req, res, pathname, query, user)) return;
     if (this.#cfg.servedPrefixes.some((p) => pathname === p || pathname.startsWith(p + '/'))) throw newNotFoundPath();
     writeText(res, 404, '404 page not found\n');
+  }
+
+  /**
+   * Counts a request against its limit, releasing it when the response closes. Unlike upstream, members of
+   * system:masters are not exempt: the admin certificate is the one identity this server authorizes today, and the
+   * limit is what keeps an overloaded server answering.
+   */
+  #admit(verb: string, res: Response): boolean {
+    const mutating = MUTATING_VERBS.has(verb);
+    const limit = mutating ? this.#cfg.maxMutatingRequestsInflight : this.#cfg.maxRequestsInflight;
+    if (limit <= 0) return true;
+    if (mutating) {
+      if (this.#mutating >= limit) return false;
+      this.#mutating++;
+      res.once('close', () => this.#mutating--);
+    } else {
+      if (this.#readonly >= limit) return false;
+      this.#readonly++;
+      res.once('close', () => this.#readonly--);
+    }
+    return true;
   }
 
   /**
