@@ -116,7 +116,7 @@ async function verify(s: TestServer, rounds: Creator[][], floorRV: number): Prom
 }
 
 describe('crash durability', () => {
-  it(`keeps every acknowledged create through ${ROUNDS} SIGKILLs under ${CREATORS} concurrent creators (seed ${SEED})`, { timeout: 90_000 }, async () => {
+  it(`keeps every acknowledged create through ${ROUNDS} SIGKILLs under ${CREATORS} concurrent creators (seed ${SEED})`, { timeout: 90_000 }, async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'core-apiserver-crash-'));
     const loadMs = fc.sample(fc.integer({ min: 500, max: 1500 }), { seed: SEED, numRuns: ROUNDS });
     const s = new TestServer(dataDir);
@@ -129,12 +129,9 @@ describe('crash durability', () => {
         const stopFlag = { stop: false };
         const load = runCreators(s, round, stopFlag);
         await new Promise((r) => setTimeout(r, loadMs[round]));
-        const exited = new Promise((r) => s.proc!.once('exit', r));
-        s.proc!.kill('SIGKILL');
-        await exited;
+        await s.kill();
         stopFlag.stop = true;
         const creators = await load;
-        await s.stop(); // releases the client agent; the process is already gone
         rounds.push(creators);
         const acks = creators.flatMap((cr) => [...cr.acked.values()].map((a) => a.rv));
         assert.ok(acks.length > 0, `round ${round}: no create was acknowledged in ${loadMs[round]} ms`);
@@ -145,6 +142,8 @@ describe('crash durability', () => {
           for (let i = 1; i < rvs.length; i++) assert.ok(rvs[i]! > rvs[i - 1]!, `${cr.prefix}: RVs not increasing`);
         }
         highestRV = Math.max(highestRV, ...acks);
+        const unacked = creators.reduce((n, cr) => n + cr.unackedNames.length + cr.unackedGenerated, 0);
+        t.diagnostic(`round ${round}: killed after ${loadMs[round]} ms, ${acks.length} creates acknowledged, ${unacked} unanswered`);
         assert.equal(integrityCheck(dataDir), 'ok', `integrity_check after crash ${round}`);
       }
       await s.start();
@@ -155,7 +154,7 @@ describe('crash durability', () => {
       assert.equal(await s.stop('SIGTERM'), 0);
       assert.equal(integrityCheck(dataDir), 'ok', 'integrity_check after a clean stop');
     } finally {
-      await s.stop('SIGKILL');
+      await s.kill();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -173,6 +173,17 @@ export class TestServer {
     return exited;
   }
 
+  /** Crashes the server (SIGKILL, unless it already exited) and waits until it is gone; then drops the client agent. */
+  async kill(): Promise<void> {
+    const p = this.proc;
+    if (p && p.exitCode === null && p.signalCode === null) {
+      const exited = new Promise<void>((r) => p.once('exit', () => r()));
+      p.kill('SIGKILL');
+      await exited;
+    }
+    this.#agent?.destroy();
+  }
+
   async cleanup(): Promise<void> {
     await this.stop();
     if (this.#ownsDir) rmSync(this.dataDir, { recursive: true, force: true });
