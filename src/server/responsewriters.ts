@@ -30,9 +30,10 @@ export function writeValue(res: Response, code: number, value: unknown, n: Negot
 /** Writes serialized object bytes as they are when the client wants plain JSON; re-encodes otherwise. */
 export function writeBytes(res: Response, code: number, value: Buffer, n: Negotiated = JSON_NEGOTIATED, headers?: Record<string, string>): void {
   if (n.mediaType === 'application/json' && !n.pretty) {
-    res.writeHead(code, { ...headers, 'content-type': 'application/json', 'content-length': String(value.length + 1) });
-    res.write(value);
-    res.end(NEWLINE);
+    // One buffer: headers and body then leave in a single write.
+    const body = Buffer.concat([value, NEWLINE], value.length + 1);
+    res.writeHead(code, { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) });
+    res.end(body);
     return;
   }
   writeValue(res, code, JSON.parse(value.toString('utf8')), n, headers);

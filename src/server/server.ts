@@ -48,6 +48,7 @@ export class APIServer {
   /** Requests currently counted against the max-in-flight limits (upstream WithMaxInFlightLimit). */
   #readonly = 0;
   #mutating = 0;
+  readonly #users = new WeakMap<object, UserInfo | null>();
 
   constructor(cfg: ServerConfig) {
     this.#cfg = cfg;
@@ -120,7 +121,7 @@ export class APIServer {
     }
     const query = url.searchParams;
     res.setHeader('cache-control', 'no-cache, private');
-    const user = userFromPeerCertificate(req.socket as TLSSocket);
+    const user = this.#userOf(req);
     const isPublic = isPublicPath(pathname, req.method ?? 'GET');
     if (!user && !isPublic) throw newUnauthorized();
     let info;
@@ -151,6 +152,20 @@ export class APIServer {
     for (const h of this.#cfg.pathHandlers) if (await h(req, res, pathname, query, user)) return;
     if (this.#cfg.servedPrefixes.some((p) => pathname === p || pathname.startsWith(p + '/'))) throw newNotFoundPath();
     writeText(res, 404, '404 page not found\n');
+  }
+
+  /**
+   * The client-certificate user, computed once per connection: reading the peer certificate costs more than the rest
+   * of a small request, and it cannot change within a TLS connection. HTTP/2 requests share their session's socket.
+   */
+  #userOf(req: Request): UserInfo | null {
+    const conn = ((req as unknown as { stream?: { session?: object } }).stream?.session ?? req.socket) as object;
+    let user = this.#users.get(conn);
+    if (user === undefined) {
+      user = userFromPeerCertificate(req.socket as TLSSocket);
+      this.#users.set(conn, user);
+    }
+    return user;
   }
 
   /**
