@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from './errors.ts';
+import { featureGates } from '../features.ts';
 import { encodeContinue } from './continue.ts';
 import { parseListOptions } from './list-options.ts';
 import type { ListOptions } from './list-options.ts';
@@ -137,4 +138,58 @@ describe('parseListOptions: errors, in upstream order', () => {
       });
     }
   });
+});
+
+describe('parseListOptions: shardSelector (feature gate ShardedListAndWatch)', () => {
+  const SEL = "shardRange(object.metadata.uid, '0x0', '0x8000000000000000')";
+  const q = (extra = '') => `shardSelector=${encodeURIComponent(SEL)}${extra}`;
+  const withGate = (on: boolean, fn: () => void) => {
+    featureGates.set({ ShardedListAndWatch: on });
+    try {
+      fn();
+    } finally {
+      featureGates.set({});
+    }
+  };
+  const fails = (query: string, message: string, watchPath = false) =>
+    assert.throws(() => parse(query, watchPath), (e: unknown) => {
+      assert.ok(e instanceof StatusError);
+      assert.equal(e.code, 400);
+      assert.equal(e.reason, 'BadRequest');
+      assert.equal(e.message, message);
+      return true;
+    });
+
+  it('gate off (the default): the parameter is ignored, even when malformed', () => {
+    assert.equal(featureGates.enabled('ShardedListAndWatch'), false);
+    assert.equal(parse(q()).shardSelector, undefined);
+    assert.equal(parse('shardSelector=%20').shardSelector, undefined);
+    assert.equal(parse('shardSelector=nonsense(').shardSelector, undefined);
+  });
+
+  it('gate on: parsed for lists and watches, canonical form kept', () => withGate(true, () => {
+    const list = parse(q('&limit=5'));
+    assert.equal(list.shardSelector?.toString(), "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')");
+    assert.equal(list.shardSelector?.field, 'object.metadata.uid');
+    assert.equal(list.limit, 5);
+    assert.equal(parse(q('&watch=1')).shardSelector?.field, 'object.metadata.uid');
+    assert.equal(parse(q(), true).shardSelector?.field, 'object.metadata.uid');
+    const { shardSelector, ...rest } = parse(q());
+    assert.ok(shardSelector);
+    assert.deepEqual(rest, { limit: 0, watch: false, allowWatchBookmarks: false, resourceVersionNumber: 0 });
+  }));
+
+  it('gate on: an empty parameter is no selector; whitespace only is an error', () => withGate(true, () => {
+    assert.equal(parse('shardSelector=').shardSelector, undefined);
+    fails('shardSelector=%20%09', 'invalid shard selector: empty shard selector is not allowed; omit the parameter for unfiltered lists');
+  }));
+
+  it('gate on: a malformed selector is a 400, after validation and field labels, before storage checks', () => withGate(true, () => {
+    fails('shardSelector=a%26%26b', 'invalid shard selector: unsupported function "_&&_"; only shardRange() and || are allowed');
+    fails(q().replace('0x0', '0xZ'), 'invalid shard selector: hexStart: invalid hex character "Z" in "0xZ"');
+    fails('shardSelector=x&continue=bad', 'invalid shard selector: unexpected expression kind 3; expected shardRange() call or || operator');
+    fails('shardSelector=x&watch=1&resourceVersion=abc', 'invalid shard selector: unexpected expression kind 3; expected shardRange() call or || operator');
+    assert.throws(() => parse('shardSelector=x&fieldSelector=note=a'), { message: 'field label not supported: note' });
+    assert.throws(() => parse('shardSelector=x&sendInitialEvents=true'), { code: 422 });
+  }));
 });

@@ -5,6 +5,8 @@
  *   2. WatchList defaulting (internalversion SetListOptionsDefaults, gate on);
  *   3. ValidateListOptions, 422 `ListOptions.meta.k8s.io "" is invalid: ...`;
  *   4. the field-label check, 400 `field label not supported: <label>` (apiserver handlers/get.go listOpts);
+ *   4b. the shard selector, parsed where the registry store builds its predicate (gate ShardedListAndWatch on;
+ *      400 `invalid shard selector: ...`, see sharding/selector.ts);
  *   5. what storage checks before reading (storage.ValidateListOptions and the watch cache): continue token,
  *      resourceVersion together with continue, resourceVersion syntax.
  */
@@ -18,6 +20,9 @@ import { parseLabelSelector } from './labels/selector.ts';
 import type { LabelSelector } from './labels/selector.ts';
 import { parseBoolParam, parseIntParam } from './query.ts';
 import { parseResourceVersion, parseStorageResourceVersion } from './resource-version.ts';
+import { parseShardSelector } from './sharding/selector.ts';
+import type { ShardSelector } from './sharding/selector.ts';
+import { featureGates } from '../features.ts';
 
 export type ResourceVersionMatch = '' | 'Exact' | 'NotOlderThan';
 
@@ -42,6 +47,11 @@ export interface ListOptions {
   sendInitialEvents?: boolean;
   /** resourceVersion as a number; 0 when absent or "0". */
   resourceVersionNumber: number;
+  /**
+   * Set when the ShardedListAndWatch gate is on and the parameter is non-empty; with the gate off the parameter
+   * is ignored, as upstream ignores fields of disabled features.
+   */
+  shardSelector?: ShardSelector;
   /** The decoded continue token (lists only). */
   continueFrom?: { rv: number; start: string };
 }
@@ -81,7 +91,7 @@ function validateWatch(match: string, cont: string, sendInitialEvents: boolean |
 
 /**
  * Decodes and validates the list/watch query. Unknown parameters are ignored; a repeated parameter counts with
- * its first value. `shardSelector` is not handled here.
+ * its first value.
  *
  * Upstream quirks kept on purpose: defaulting and validation look at the `watch` parameter only, so a `/watch/`
  * path without `?watch=true` is validated as a list (sendInitialEvents there is 422 "forbidden for list") and gets
@@ -134,6 +144,10 @@ export function parseListOptions(
   if (cont) out.continue = cont;
   if (timeoutSeconds !== undefined) out.timeoutSeconds = timeoutSeconds;
   if (sendInitialEvents !== undefined) out.sendInitialEvents = sendInitialEvents;
+
+  // 4b. shard selector
+  const shard = q.get('shardSelector') ?? '';
+  if (shard !== '' && featureGates.enabled('ShardedListAndWatch')) out.shardSelector = parseShardSelector(shard);
 
   // 5. storage-level checks
   if (out.watch) {

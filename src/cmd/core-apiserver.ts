@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 import { newEventResource } from '../registry/events/storage.ts';
 import { eventCodec } from '../registry/events/storage.ts';
 import { EVENTS_OPENAPI } from '../registry/events/resource.ts';
+import { CORE_EVENTS_OPENAPI, CORE_REFERENCE_KINDS } from '../registry/core-events/resource.ts';
+import { newCoreEventScope } from '../registry/core-events/scope.ts';
 import { discoveryHandler, namespaceHandler, versionHandler } from '../server/apis.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
@@ -75,16 +77,18 @@ export async function run(argv: string[]): Promise<number> {
   health.add(storage.name, () => storage.readinessCheck(), ['healthz', 'livez', 'readyz']);
 
   let address = `${opts.bindAddress}:${opts.securePort}`;
-  const openapi = new OpenAPIService([EVENTS_OPENAPI]);
+  // core/v1 Events: the same stored objects under the older field names (kubectl events, get events, k9s).
+  const coreEvents = newCoreEventScope(events, storage, { ttlSeconds: Math.round(opts.eventTtlMs / 1000) });
+  const openapi = new OpenAPIService([CORE_EVENTS_OPENAPI, EVENTS_OPENAPI]);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
     tls: { cert: tls.cert, key: tls.key, clientCA: tls.clientCA },
-    scopes: [events.scope],
+    scopes: [events.scope, coreEvents.scope],
     health,
     pathHandlers: [
       versionHandler,
-      discoveryHandler([EVENTS_OPENAPI.info], () => address),
+      discoveryHandler([CORE_EVENTS_OPENAPI.info, ...CORE_REFERENCE_KINDS, EVENTS_OPENAPI.info], () => address),
       namespaceHandler,
       (req, res, pathname, query) => openapi.handle(req, res, pathname, query),
     ],

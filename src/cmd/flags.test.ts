@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { featureGates } from '../features.ts';
 import { FlagError, flagRegistry, parseFlags, usage } from './flags.ts';
 
 function fails(argv: string[], message: string): void {
@@ -27,6 +28,7 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     minRequestTimeoutSeconds: 1800,
     requestTimeoutMs: 60_000,
     verbosity: 0,
+    featureGates: {},
     help: false,
     version: false,
   });
@@ -120,7 +122,7 @@ test('registry holds name, type, default, help and current value of every flag',
   parseFlags(['--event-ttl=90m', '-v', '2']);
   const reg = flagRegistry();
   assert.deepEqual([...reg.keys()], [
-    'bind-address', 'client-ca-file', 'data-dir', 'event-ttl', 'help', 'max-mutating-requests-inflight',
+    'bind-address', 'client-ca-file', 'data-dir', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
     'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'secure-port', 'shutdown-delay-duration',
     'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'v', 'version',
   ]);
@@ -143,7 +145,8 @@ test('usage lists every flag with type, default and help, in kube-apiserver sect
   assert.match(text, /^Usage:\n {2}core-apiserver \[flags\]\n/m);
   for (const info of flagRegistry().values()) {
     assert.ok(text.includes(`--${info.name}`), info.name);
-    assert.ok(text.includes(info.help), info.name);
+    // continuation lines of a multi-line help are indented to the help column
+    for (const line of info.help.split('\n')) assert.ok(text.includes(line), info.name);
   }
   const sections = [...text.matchAll(/^(.*) flags:$/gm)].map((m) => m[1]);
   assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Misc', 'Logs', 'Global']);
@@ -155,4 +158,51 @@ test('usage lists every flag with type, default and help, in kube-apiserver sect
   assert.match(text, /^ {2}-h, --help {5}help for core-apiserver$/m);
   // Zero defaults are not printed, as in pflag.
   assert.match(text, /--shutdown-delay-duration duration {2,}Time to delay[^\n]*server\.$/m);
+});
+
+test('--feature-gates: kube syntax, repeated use accumulates, and it sets the process-wide gates', () => {
+  assert.equal(featureGates.enabled('ShardedListAndWatch'), false);
+  const o = parseFlags(['--feature-gates=ShardedListAndWatch=true']);
+  assert.deepEqual(o.featureGates, { ShardedListAndWatch: true });
+  assert.equal(featureGates.enabled('ShardedListAndWatch'), true);
+  assert.equal(flagRegistry().get('feature-gates')?.value, 'ShardedListAndWatch=true');
+  assert.equal(flagRegistry().get('feature-gates')?.type, 'mapStringBool');
+
+  // blanks trimmed, empty pairs skipped, Go booleans, the last setting of a gate wins, flags accumulate
+  const many = parseFlags(['--feature-gates', ' ShardedListAndWatch = 1 ,,AllBeta=F', '--feature-gates=ShardedListAndWatch=false,AllAlpha=t']);
+  assert.deepEqual(many.featureGates, { ShardedListAndWatch: false, AllBeta: false, AllAlpha: true });
+  assert.equal(flagRegistry().get('feature-gates')?.value, 'AllAlpha=true,AllBeta=false,ShardedListAndWatch=false');
+  assert.equal(featureGates.enabled('ShardedListAndWatch'), false, 'a gate set by name wins over AllAlpha');
+  parseFlags(['--feature-gates=AllAlpha=true']);
+  assert.equal(featureGates.enabled('ShardedListAndWatch'), true, 'AllAlpha turns on alpha gates not set by name');
+
+  // a later parse without the flag returns the gates to their defaults
+  assert.deepEqual(parseFlags([]).featureGates, {});
+  assert.equal(featureGates.enabled('ShardedListAndWatch'), false);
+  assert.equal(parseFlags(['--feature-gates=']).featureGates.ShardedListAndWatch, undefined);
+});
+
+test('--feature-gates errors are component-base\'s, wrapped by pflag; a failed parse leaves the gates alone', () => {
+  parseFlags(['--feature-gates=ShardedListAndWatch=true']);
+  fails(['--feature-gates=Foo=true'], 'invalid argument "Foo=true" for "--feature-gates" flag: unrecognized feature gate: Foo');
+  fails(['--feature-gates=ShardedListAndWatch=true,shardedlistandwatch=true'],
+    'invalid argument "ShardedListAndWatch=true,shardedlistandwatch=true" for "--feature-gates" flag: unrecognized feature gate: shardedlistandwatch');
+  fails(['--feature-gates=ShardedListAndWatch=yes'],
+    'invalid argument "ShardedListAndWatch=yes" for "--feature-gates" flag: invalid value of ShardedListAndWatch=yes, err: strconv.ParseBool: parsing "yes": invalid syntax');
+  fails(['--feature-gates=ShardedListAndWatch'], 'invalid argument "ShardedListAndWatch" for "--feature-gates" flag: missing bool value for ShardedListAndWatch');
+  fails(['--feature-gates'], 'flag needs an argument: --feature-gates');
+  assert.equal(featureGates.enabled('ShardedListAndWatch'), true);
+  parseFlags([]);
+});
+
+test('--feature-gates help lists every gate with its stage and default, indented like pflag', () => {
+  const text = usage();
+  assert.match(text, /^ {6}--feature-gates mapStringBool( +)A set of key=value pairs that describe feature gates for alpha\/experimental features\. Options are:\n/m);
+  const column = /^( {6}--feature-gates mapStringBool +)/m.exec(text)![1]!.length;
+  const indent = ' '.repeat(column);
+  for (const line of ['AllAlpha=true|false (ALPHA - default=false)', 'AllBeta=true|false (BETA - default=false)',
+    'ShardedListAndWatch=true|false (ALPHA - default=false)']) {
+    assert.ok(text.includes(`\n${indent}${line}\n`), line);
+  }
+  assert.match(text, /^Generic flags:\n[\s\S]*--feature-gates[\s\S]*\nStorage flags:/m);
 });

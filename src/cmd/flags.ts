@@ -4,6 +4,8 @@
  * default, help and current value for `--help` and the /flagz page.
  */
 import { goQuote } from '../util/goquote.ts';
+import { goParseBool } from '../apimachinery/strconv.ts';
+import { featureGates, formatGates, validateName } from '../features.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
 
@@ -29,6 +31,8 @@ export interface ServerOptions {
   minRequestTimeoutSeconds: number;
   requestTimeoutMs: number;
   verbosity: number;
+  /** `--feature-gates` as given (gates set by name); the process-wide `featureGates` is set from it. */
+  featureGates: Record<string, boolean>;
   /** `--help`/`-h` was given: print `usage()` and exit 0; nothing else was validated. */
   help: boolean;
   /** `--version` was given: print the version and exit 0; nothing else was validated. */
@@ -72,6 +76,10 @@ function newServerFlagSet() {
     tlsCertFile: fs.string('tls-cert-file', '', 'File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If --tls-cert-file and --tls-private-key-file are not provided, a certificate authority, a serving certificate and an admin client certificate are generated once into <data-dir>/pki.', serving),
     tlsPrivateKeyFile: fs.string('tls-private-key-file', '', 'File containing the default x509 private key matching --tls-cert-file.', serving),
     clientCaFile: fs.string('client-ca-file', '', 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.', { section: 'Authentication' }),
+    featureGates: fs.add<Record<string, boolean>>({
+      name: 'feature-gates', type: 'mapStringBool', default: {}, help: featureGatesHelp(), ...generic,
+      parse: parseFeatureGates, format: formatGates,
+    }),
     eventTtl: fs.duration('event-ttl', 3_600_000, 'Amount of time to retain events.', { section: 'Misc' }),
     verbosity: fs.level('v', 0, 'number for the log level verbosity', { section: 'Logs', shorthand: 'v' }),
     help: fs.bool('help', false, `help for ${COMMAND}`, { section: 'Global', shorthand: 'h' }),
@@ -108,13 +116,48 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     minRequestTimeoutSeconds: flags.minRequestTimeout.value,
     requestTimeoutMs: flags.requestTimeout.value,
     verbosity: flags.verbosity.value,
+    featureGates: { ...flags.featureGates.value },
     help: flags.help.value,
     version: flags.version.value,
   };
   // Like cobra, --help and --version win over validation of the other flags.
   if (!options.help && !options.version) validate(flags);
+  featureGates.set(options.featureGates);
   lastParsed = fs;
   return options;
+}
+
+/**
+ * One `--feature-gates` value merged into the gates given so far (repeated use accumulates), with the checks and
+ * messages of component-base featureGate.Set: `A=true,B=false`, blanks around names and values trimmed.
+ */
+function parseFeatureGates(text: string, current: Record<string, boolean>): Record<string, boolean> {
+  const out = { ...current };
+  for (const pair of text.split(',')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = (eq < 0 ? pair : pair.slice(0, eq)).trim();
+    if (eq < 0) throw new Error(`missing bool value for ${name}`);
+    const value = pair.slice(eq + 1).trim();
+    let on: boolean;
+    try {
+      on = goParseBool(value);
+    } catch (e) {
+      throw new Error(`invalid value of ${name}=${value}, err: ${(e as Error).message}`);
+    }
+    out[name] = on;
+  }
+  for (const name of Object.keys(out)) validateName(name);
+  return out;
+}
+
+/** featureGate.AddFlag's help: the syntax, then one `Name=true|false (STAGE - default=x)` line per gate. */
+function featureGatesHelp(): string {
+  const gates = featureGates
+    .known()
+    .filter((f) => f.stage !== '' && f.stage !== 'DEPRECATED')
+    .map((f) => `${f.name}=true|false (${f.stage} - default=${f.default})`);
+  return `A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:\n${gates.join('\n')}`;
 }
 
 /** Post-parse checks (kube-apiserver's Validate), reported as its utilerrors aggregate: one error, or `[a, b]`. */

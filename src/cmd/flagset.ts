@@ -24,8 +24,11 @@ export interface FlagSpec<T> {
   help: string;
   /** Help section, e.g. `Generic` (printed as `Generic flags:`). */
   section: string;
-  /** Converts the text given on the command line; throws an Error whose message is Go's. */
-  parse(text: string): T;
+  /**
+   * Converts the text given on the command line; throws an Error whose message is Go's. `current` is the value
+   * so far, for flags whose repeated use accumulates (`--feature-gates`) rather than replaces.
+   */
+  parse(text: string, current: T): T;
   /** The value as pflag's `Value.String()` prints it (used by help defaults and /flagz). */
   format(value: T): string;
   /** Value used when the flag is given without one (`--x` for booleans). */
@@ -47,7 +50,7 @@ export class Flag<T = unknown> {
   }
   set(text: string): void {
     try {
-      this.value = this.spec.parse(text);
+      this.value = this.spec.parse(text, this.value);
     } catch (e) {
       throw new FlagError(`invalid argument ${goQuote(text)} for ${goQuote(this.displayName)} flag: ${(e as Error).message}`);
     }
@@ -174,7 +177,10 @@ export class FlagSet {
   }
 }
 
-/** pflag's FlagUsages: name and type, then the help aligned in one column, then a non-zero default. */
+/**
+ * pflag's FlagUsages: name and type, then the help aligned in one column (continuation lines of a multi-line
+ * help indented to that column), then a non-zero default.
+ */
 function flagUsages(flags: Flag[]): string {
   const lines = flags.map((f) => {
     const s = f.spec;
@@ -187,5 +193,6 @@ function flagUsages(flags: Flag[]): string {
     return [left, right] as const;
   });
   const width = Math.max(...lines.map(([left]) => left.length));
-  return lines.map(([left, right]) => `${left}${' '.repeat(width - left.length + 2)}${right}\n`).join('');
+  const indent = ' '.repeat(width + 2);
+  return lines.map(([left, right]) => `${left}${' '.repeat(width - left.length + 2)}${right.replaceAll('\n', '\n' + indent)}\n`).join('');
 }

@@ -7,6 +7,7 @@ import type { RequestContext, ResourceScope } from './handlers/context.ts';
 import { createObject } from './handlers/create.ts';
 import { deleteCollection, deleteObject } from './handlers/delete.ts';
 import { getObject, listObjects } from './handlers/get.ts';
+import { patchObject } from './handlers/patch.ts';
 import { updateObject } from './handlers/update.ts';
 import type { RequestInfo } from './request-info.ts';
 
@@ -30,6 +31,8 @@ export async function serveResource(ctx: RequestContext): Promise<void> {
         return watchPath ? listObjects(ctx, true) : getObject(ctx);
       case 'PUT':
         return updateObject(ctx);
+      case 'PATCH':
+        return patchObject(ctx);
       case 'DELETE':
         return deleteObject(ctx);
       default:

@@ -28,9 +28,18 @@ export function clientTls(kubeconfigPath: string): ClientTls {
 /** Opens an authenticated HTTP/2 session and waits until it is connected. */
 export function connectH2(port: number, tls: ClientTls): Promise<http2.ClientHttp2Session> {
   return new Promise((resolve, reject) => {
-    const session = http2.connect(`https://127.0.0.1:${port}`, { ...tls, servername: 'localhost', peerMaxConcurrentStreams: 2000 });
+    // Flow-control windows as Go's HTTP/2 transport (client-go, kubectl) sets them: 4 MiB per stream, 1 GiB per
+    // connection. Node's 64 KiB defaults would make many busy watch streams on one session wait on the client.
+    const session = http2.connect(`https://127.0.0.1:${port}`, {
+      ...tls,
+      servername: 'localhost',
+      peerMaxConcurrentStreams: 2000,
+      maxSendHeaderBlockLength: 1 << 20,
+      settings: { initialWindowSize: 4 << 20 },
+    });
     session.once('connect', () => {
       session.off('error', reject);
+      session.setLocalWindowSize(1 << 30);
       // Errors after connect surface on the streams; keep the session from crashing the test process.
       session.on('error', () => {});
       resolve(session);
@@ -115,4 +124,58 @@ export function rssBytes(pid: number): number {
   const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!m) throw new Error(`no VmRSS for pid ${pid}`);
   return Number(m[1]) * 1024;
+}
+
+/** The same as rawRequest over an HTTP/2 session; a stream reset by the server counts as `aborted`. */
+export function h2Request(session: http2.ClientHttp2Session, r: Omit<RawRequest, 'port' | 'agent'>): Promise<RawResult> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let headers: RawResult['headers'] = {};
+    const chunks: Buffer[] = [];
+    let settled = false;
+    let cutTimer: NodeJS.Timeout | undefined;
+    const finish = (how: 'end' | 'timedOut' | 'cut' | 'aborted') => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(cutTimer);
+      resolve({ status, headers, body: Buffer.concat(chunks), timedOut: how === 'timedOut', cut: how === 'cut', aborted: how === 'aborted' });
+    };
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = session.request({ ':method': r.method, ':path': r.path, ...r.headers }, { endStream: !r.body });
+    } catch (e) {
+      reject(e);
+      return;
+    }
+    const timer = setTimeout(() => {
+      finish('timedOut');
+      stream.close(http2.constants.NGHTTP2_CANCEL);
+    }, r.timeoutMs);
+    stream.on('response', (h) => {
+      status = Number(h[':status']);
+      headers = h as RawResult['headers'];
+      if (status < 300 && r.cutAfterMs !== undefined) {
+        cutTimer = setTimeout(() => {
+          finish('cut');
+          stream.close(http2.constants.NGHTTP2_CANCEL);
+        }, r.cutAfterMs);
+      }
+    });
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => {
+      // Without a response the stream was refused or reset: the close handler reports that.
+      if (status !== 0) finish(stream.rstCode && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR ? 'aborted' : 'end');
+    });
+    stream.on('close', () => {
+      if (settled) return;
+      if (status === 0) {
+        settled = true;
+        clearTimeout(timer);
+        reject(new Error(`stream closed without a response (rstCode ${stream.rstCode})`));
+      } else finish(stream.rstCode === http2.constants.NGHTTP2_NO_ERROR ? 'end' : 'aborted');
+    });
+    stream.on('error', () => {});
+    if (r.body) stream.end(r.body);
+  });
 }

@@ -1,7 +1,7 @@
 /**
  * The hash space of shard selectors: 64-bit FNV-1a over the UTF-8 bytes of a field value (apimachinery
  * pkg/sharding/hash.go). Hand-written: node:crypto offers no FNV, and the list and watch paths hash every object,
- * so the loop runs on two 32-bit halves in doubles instead of a bigint per byte (about 5x faster).
+ * so the loop runs on two 32-bit halves in doubles instead of a bigint per byte (several times faster).
  */
 
 /** The top of the hash space, 2^64: the exclusive upper bound of a selector covering everything. */

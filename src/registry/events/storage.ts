@@ -8,6 +8,7 @@ import { EVENT } from '../../apis/events/v1/schema.ts';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { EVENTS_DEFS } from '../../apimachinery/codec/definitions.ts';
 import { encode } from '../../apimachinery/codec/encode.ts';
+import { FieldManager } from '../../apimachinery/managedfields/index.ts';
 import { Cacher } from '../../storage/cacher/cacher.ts';
 import type { ObjectAttrs } from '../../storage/cacher/types.ts';
 import type { Codec, Storage } from '../../storage/interface.ts';
@@ -61,6 +62,7 @@ export async function newEventResource(storage: Storage, opts: { ttlSeconds: num
     strategy: eventStrategy,
     ttlSeconds: () => opts.ttlSeconds,
     attrs: eventAttrs,
+    fieldManager: new FieldManager({ defs: EVENTS_DEFS, rootDef: EVENT, apiVersion: GROUP_VERSION }),
   });
   const scope: ResourceScope = {
     group: GROUP,

@@ -1,9 +1,14 @@
 /**
  * Event validation for create and update, in upstream's emission order (kubernetes
  * `pkg/apis/core/validation/events.go` behind apiserver's `rest.ValidateCreate` / `rest.ValidateUpdate`).
- * Field paths use the events.cluster.io/v1 names the client sent (team decision 5: `note`, `regarding.namespace`,
- * `deprecatedCount`...); cause types and message bodies are upstream's. Events arrive decoded and canonical: times are
- * normalized strings (MicroTime with 6 digits) or null for the zero time.
+ * Field paths use the names of the API the client wrote through (team decision 5): events.cluster.io/v1 names
+ * (`note`, `regarding.namespace`, `deprecatedCount`...) in `events` mode, core/v1 names (`message`,
+ * `involvedObject.namespace`, `reportingComponent`) in `core` mode; cause types and message bodies are upstream's.
+ * Events arrive decoded and canonical, in the stored (events.cluster.io/v1) form: times are normalized strings
+ * (MicroTime with 6 digits) or null for the zero time.
+ *
+ * `core` mode is upstream's rule for requests through core/v1: only the legacy checks (part A), for backwards
+ * compatibility — no strict create rules, no series checks, no immutable fields.
  */
 import type { Event, EventSource, ObjectReference } from '../../apis/events/v1/types.ts';
 import { byteLength, type FieldError, invalid, required } from '../../apimachinery/field.ts';
@@ -23,31 +28,42 @@ export const EVENT_TYPES: readonly string[] = ['Normal', 'Warning'];
  */
 export const CLUSTER_SCOPED_EVENT_NAMESPACES: ReadonlySet<string> = new Set(['default', 'core-system', 'kube-system']);
 
+/** Which API a write came through: the strict events.cluster.io/v1 rules, or the legacy rules of core/v1. */
+export type EventValidationMode = 'events' | 'core';
+
+/** The field names part A reports, per API (upstream's core paths are `involvedObject.namespace` and `message`). */
+const LEGACY_PATHS: Record<EventValidationMode, { regardingNamespace: string; reportingController: string; note: string }> = {
+  events: { regardingNamespace: 'regarding.namespace', reportingController: 'reportingController', note: 'note' },
+  // Upstream names the internal `reportingController` here; decision 5 names the field core clients send.
+  core: { regardingNamespace: 'involvedObject.namespace', reportingController: 'reportingComponent', note: 'message' },
+};
+
 const NOT_MATCHING_NAMESPACE = 'does not match event.namespace';
 const NEEDS_TO_BE_UNSET = 'needs to be unset';
 const tooManyChars = (n: number) => `can have at most ${n} characters`;
 
 /** Checks every Event passes, whatever API it came through (upstream legacyValidateEvent, part A). */
-function legacyValidateEvent(ev: Event): FieldError[] {
+function legacyValidateEvent(ev: Event, mode: EventValidationMode): FieldError[] {
+  const paths = LEGACY_PATHS[mode];
   const errs: FieldError[] = [];
   const ns = ev.metadata.namespace ?? '';
   const regardingNs = ev.regarding?.namespace ?? '';
   if (!ev.eventTime) {
     // Old-style Events: the Event lives in its object's namespace ("" or default for cluster-scoped objects).
     if (regardingNs === '' ? ns !== '' && ns !== 'default' : ns !== regardingNs) {
-      errs.push(invalid('regarding.namespace', regardingNs, NOT_MATCHING_NAMESPACE));
+      errs.push(invalid(paths.regardingNamespace, regardingNs, NOT_MATCHING_NAMESPACE));
     }
   } else {
     if (regardingNs === '' && !CLUSTER_SCOPED_EVENT_NAMESPACES.has(ns)) {
-      errs.push(invalid('regarding.namespace', regardingNs, NOT_MATCHING_NAMESPACE));
+      errs.push(invalid(paths.regardingNamespace, regardingNs, NOT_MATCHING_NAMESPACE));
     }
     const controller = ev.reportingController ?? '';
-    if (controller === '') errs.push(required('reportingController'));
-    for (const msg of isQualifiedName(controller)) errs.push(invalid('reportingController', controller, msg));
+    if (controller === '') errs.push(required(paths.reportingController));
+    for (const msg of isQualifiedName(controller)) errs.push(invalid(paths.reportingController, controller, msg));
     pushLengthChecks(errs, 'reportingInstance', ev.reportingInstance, REPORTING_INSTANCE_LENGTH_LIMIT);
     pushLengthChecks(errs, 'action', ev.action, ACTION_LENGTH_LIMIT);
     pushLengthChecks(errs, 'reason', ev.reason, REASON_LENGTH_LIMIT);
-    if (byteLength(ev.note ?? '') > NOTE_LENGTH_LIMIT) errs.push(invalid('note', '', tooManyChars(NOTE_LENGTH_LIMIT)));
+    if (byteLength(ev.note ?? '') > NOTE_LENGTH_LIMIT) errs.push(invalid(paths.note, '', tooManyChars(NOTE_LENGTH_LIMIT)));
   }
   // Upstream names this path `namespace`, not `metadata.namespace`.
   for (const msg of isDNS1123Subdomain(ns)) errs.push(invalid('namespace', ns, msg));
@@ -70,9 +86,13 @@ function validateSeries(ev: Event): FieldError[] {
   return errs;
 }
 
-/** Create: part A, ObjectMeta (names must be DNS subdomains), part B, then the generic path-segment name checks. */
-export function validateEventCreate(ev: Event): FieldError[] {
-  const errs = legacyValidateEvent(ev);
+/**
+ * Create: part A, then (events mode) ObjectMeta with DNS-subdomain names and part B; then, if nothing was found, the
+ * generic path-segment name checks.
+ */
+export function validateEventCreate(ev: Event, mode: EventValidationMode = 'events'): FieldError[] {
+  const errs = legacyValidateEvent(ev, mode);
+  if (mode === 'core') return errs.length ? errs : validateObjectMeta(ev.metadata, true, nameIsPathSegment);
   errs.push(...validateCoreObjectMeta(ev.metadata, true, nameIsDNSSubdomain));
   errs.push(...validateSeries(ev));
   if (!ev.eventTime) errs.push(required('eventTime'));
@@ -120,13 +140,15 @@ function seriesOf(ev: Event): [number, string | null] | null {
 }
 
 /**
- * Update: generic ObjectMeta checks (rest.ValidateUpdate), part A on the new object, ObjectMeta update rules, the
- * series (only when it changed; removing it is allowed), then the immutable fields. `reason` is compared twice
- * upstream, so a changed reason yields two identical causes (one line in the message, which de-duplicates).
+ * Update: generic ObjectMeta checks (rest.ValidateUpdate), part A on the new object; then (events mode only)
+ * ObjectMeta update rules, the series (only when it changed; removing it is allowed), and the immutable fields.
+ * `reason` is compared twice upstream, so a changed reason yields two identical causes (one line in the message,
+ * which de-duplicates).
  */
-export function validateEventUpdate(ev: Event, old: Event): FieldError[] {
+export function validateEventUpdate(ev: Event, old: Event, mode: EventValidationMode = 'events'): FieldError[] {
   const errs = [...validateObjectMeta(ev.metadata, true, nameIsPathSegment), ...validateObjectMetaUpdate(ev.metadata, old.metadata)];
-  errs.push(...legacyValidateEvent(ev));
+  errs.push(...legacyValidateEvent(ev, mode));
+  if (mode === 'core') return errs;
   errs.push(...validateCoreObjectMetaUpdate(ev.metadata, old.metadata));
   if (!sameValue(seriesOf(ev), seriesOf(old))) errs.push(...validateSeries(ev));
 

@@ -20,6 +20,7 @@ import {
 } from '../../apimachinery/errors.ts';
 import type { FieldError } from '../../apimachinery/field.ts';
 import type { ListOptions } from '../../apimachinery/list-options.ts';
+import type { FieldManager } from '../../apimachinery/managedfields/index.ts';
 import { generateName } from '../../apimachinery/names.ts';
 import { parseResourceVersion } from '../../apimachinery/resource-version.ts';
 import type { Cacher } from '../../storage/cacher/cacher.ts';
@@ -50,6 +51,8 @@ export interface StoreOptions {
   ttlSeconds(): number;
   attrs(obj: KubeObject): ObjectAttrs;
   now?(): number;
+  /** Records managedFields on create, update and non-apply patch (objects in the stored version). */
+  fieldManager?: FieldManager;
 }
 
 /** An object as served: its bytes, and the decoded form when at hand. */
@@ -68,6 +71,8 @@ export interface ListResult {
 
 export interface WriteOptions {
   dryRun: boolean;
+  /** The field manager of a create, update or non-apply patch (`?fieldManager`, else from the User-Agent). */
+  manager?: string;
 }
 
 export class Store {
@@ -106,6 +111,11 @@ export class Store {
     return newInvalid(this.#o.qualifiedKind, name, errs);
   }
 
+  /** managedFields of a non-apply write by `opts.manager` (live: null on create). */
+  #recordUpdate(live: KubeObject | null, next: KubeObject, opts: WriteOptions): void {
+    this.#o.fieldManager?.update(live, next, opts.manager || 'unknown', new Date(this.#now()));
+  }
+
   /** System metadata of a new object (rest.BeforeCreate / FillObjectMetaSystemFields). */
   #prepareCreate(obj: KubeObject): void {
     const m = obj.metadata;
@@ -129,6 +139,7 @@ export class Store {
     this.#prepareCreate(obj);
     const generate = !m.name && !!m.generateName;
     if (generate) m.name = generateName(m.generateName!);
+    this.#recordUpdate(null, obj, opts);
     const errs = this.#o.strategy.validate(obj);
     if (errs.length) throw this.#invalid(m.name ?? '', errs);
     const ns = m.namespace ?? '';
@@ -261,6 +272,7 @@ export class Store {
         created = true;
         delete next.metadata.resourceVersion;
         this.#prepareCreate(next);
+        this.#recordUpdate(null, next, opts);
         const errs = this.#o.strategy.validate(next);
         if (errs.length) throw this.#invalid(name, errs);
         return ttl ? { object: next, ttlSeconds: ttl } : { object: next };
@@ -276,6 +288,7 @@ export class Store {
       }
       if (newRV !== 0 && newRV !== current.rv) throw newConflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
       this.prepareUpdate(next, old);
+      this.#recordUpdate(old, next, opts);
       next.metadata.resourceVersion = String(current.rv);
       const errs = this.#o.strategy.validateUpdate(next, old);
       if (errs.length) throw this.#invalid(name, errs);
@@ -314,6 +327,7 @@ export class Store {
       const rv = m.resourceVersion ? parseResourceVersion(m.resourceVersion) : 0;
       if (rv !== 0 && rv !== current.rv) throw newConflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
       this.prepareUpdate(next, old);
+      this.#recordUpdate(old, next, opts);
       m.resourceVersion = String(current.rv);
       const errs = this.#o.strategy.validateUpdate(next, old);
       if (errs.length) throw this.#invalid(name, errs);
@@ -333,6 +347,59 @@ export class Store {
     }
     const out = { served: served(res.stored), created: false };
     return ((await this.#finalizeIfDone(out.served)) ?? out).served;
+  }
+
+  /**
+   * Server-side apply: `applyFn` turns the current stored object (a private copy; null when missing) into the new
+   * one, managedFields included; it runs inside the optimistic retry loop. A missing object is created with create
+   * validation and fresh system metadata (`created: true`; a uid in the result is then a 409). Otherwise checks as
+   * `patch`: name (400), namespace (400), a resourceVersion in the result that differs (409), update validation.
+   */
+  async apply(
+    namespace: string,
+    name: string,
+    applyFn: (current: KubeObject | null) => KubeObject,
+    opts: WriteOptions,
+  ): Promise<{ served: Served; created: boolean }> {
+    const key = this.key(namespace, name);
+    const gr = this.#o.groupResource;
+    let created = false;
+    const tryUpdate = (current: StoredObject | null): { object: KubeObject; ttlSeconds?: number } => {
+      const old = current ? (current.object ?? this.#o.codec.decode(current.value)) : null;
+      const next = applyFn(old === null ? null : structuredClone(old));
+      next.metadata ??= {};
+      const m = next.metadata;
+      created = old === null;
+      if (created && m.uid) {
+        throw newConflict(gr, name, `uid mismatch: the provided object specified uid ${m.uid}, and no existing object was found`);
+      }
+      if (!m.namespace) m.namespace = namespace;
+      else if (m.namespace !== namespace) throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+      if ((m.name ?? '') !== name) throw newBadRequest(`the name of the object (${m.name ?? ''}) does not match the name on the URL (${name})`);
+      const ttl = this.#ttl();
+      if (old === null || current === null) {
+        delete m.resourceVersion;
+        this.#prepareCreate(next);
+        const errs = this.#o.strategy.validate(next);
+        if (errs.length) throw this.#invalid(name, errs);
+        return ttl ? { object: next, ttlSeconds: ttl } : { object: next };
+      }
+      const rv = m.resourceVersion ? parseResourceVersion(m.resourceVersion) : 0;
+      if (rv !== 0 && rv !== current.rv) throw newConflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
+      this.prepareUpdate(next, old);
+      m.resourceVersion = String(current.rv);
+      const errs = this.#o.strategy.validateUpdate(next, old);
+      if (errs.length) throw this.#invalid(name, errs);
+      return ttl ? { object: next, ttlSeconds: ttl } : { object: next };
+    };
+    if (opts.dryRun) {
+      const r = tryUpdate(await this.#o.storage.get(key));
+      if (created) r.object.metadata.resourceVersion = '';
+      return { served: { key, value: this.#o.codec.encode(r.object), object: r.object }, created };
+    }
+    const res = await this.#o.storage.guaranteedUpdate(key, { tryUpdate, ignoreNotFound: true });
+    const out = { served: served(res.stored), created: res.created };
+    return (await this.#finalizeIfDone(out.served)) ?? out;
   }
 
   /** rest.BeforeUpdate: system metadata always comes from the stored object. */

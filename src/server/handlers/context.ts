@@ -1,5 +1,7 @@
 /** What every REST handler gets: the request, its parsed info and identity, and the resource it addresses. */
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
+import { relabelFieldSelector } from '../../apimachinery/fields/relabel.ts';
+import type { ListOptions } from '../../apimachinery/list-options.ts';
 import type { Definitions } from '../../apimachinery/schema.ts';
 import type { Store } from '../../registry/generic/store.ts';
 import type { Codec } from '../../storage/interface.ts';
@@ -35,6 +37,11 @@ export interface ResourceScope {
    * between the two. Absent when this scope serves the stored version itself.
    */
   convert?: ViewConversion;
+  /**
+   * Field labels of this view → the labels of the stored version's selectable fields (core/v1
+   * `involvedObject.name` → `regarding.name`), so selectors of every view filter the same cached attributes.
+   */
+  fieldLabelMap?: ReadonlyMap<string, string>;
 }
 
 export interface ViewConversion {
@@ -61,6 +68,12 @@ export function servedBytes(scope: ResourceScope, value: Buffer): Buffer {
 /** A decoded request object in the stored version. */
 export function toStored(scope: ResourceScope, obj: KubeObject): KubeObject {
   return scope.convert ? scope.convert.toStored(obj) : obj;
+}
+
+/** List options with the field selector in the stored version's labels (after the view's label check). */
+export function toStoredListOptions<T extends ListOptions>(scope: ResourceScope, opts: T): T {
+  if (!scope.fieldLabelMap || !opts.fieldSelector) return opts;
+  return { ...opts, fieldSelector: relabelFieldSelector(opts.fieldSelector, scope.fieldLabelMap) };
 }
 
 export interface RequestContext {

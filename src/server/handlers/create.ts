@@ -4,7 +4,7 @@ import { readBody } from './body.ts';
 import { toStored, type RequestContext } from './context.ts';
 import { decodeObject, ensureNamespace } from './decode.ts';
 import { negotiate } from './get.ts';
-import { parseWriteOptions } from './options.ts';
+import { parseWriteOptions, writeManager } from './options.ts';
 import { writeObject } from './response.ts';
 
 export async function createObject(ctx: RequestContext): Promise<void> {
@@ -14,6 +14,6 @@ export async function createObject(ctx: RequestContext): Promise<void> {
   const opts = parseWriteOptions('CreateOptions', ctx.query);
   const obj = toStored(ctx.scope, decodeObject(ctx, body, mediaType, opts.fieldValidation));
   ensureNamespace(ctx, obj);
-  const served = await ctx.scope.store.create(obj, { dryRun: opts.dryRun });
+  const served = await ctx.scope.store.create(obj, { dryRun: opts.dryRun, manager: writeManager(opts, ctx.req.headers['user-agent']) });
   writeObject(ctx, 201, served, n);
 }

@@ -5,7 +5,9 @@ import { newBadRequest } from '../../apimachinery/errors.ts';
 import type { RequestContext } from './context.ts';
 
 /** Versions of the same kind we know of but do not serve at this endpoint (upstream: "does not match"). */
-const KNOWN_OTHER_VERSIONS: Record<string, string[]> = { Event: ['v1', 'events.cluster.io/v1beta1', 'events.k8s.io/v1', 'events.k8s.io/v1beta1'] };
+const KNOWN_OTHER_VERSIONS: Record<string, string[]> = {
+  Event: ['v1', 'events.cluster.io/v1', 'events.cluster.io/v1beta1', 'events.k8s.io/v1', 'events.k8s.io/v1beta1'],
+};
 
 export function decodeObject(ctx: RequestContext, body: Buffer, mediaType: 'application/json' | 'application/yaml', fv: FieldValidation): KubeObject {
   const { scope } = ctx;

@@ -2,7 +2,7 @@
 import { parseListOptions } from '../../apimachinery/list-options.ts';
 import { writeValue } from '../responsewriters.ts';
 import { readBody } from './body.ts';
-import type { RequestContext } from './context.ts';
+import { toStoredListOptions, type RequestContext } from './context.ts';
 import { negotiate } from './get.ts';
 import { parseDeleteOptions } from './options.ts';
 import { writeList, writeObject } from './response.ts';
@@ -29,7 +29,7 @@ export async function deleteObject(ctx: RequestContext): Promise<void> {
 export async function deleteCollection(ctx: RequestContext): Promise<void> {
   const n = negotiate(ctx);
   const body = await readBody(ctx.req);
-  const listOpts = parseListOptions(ctx.query, { watchPath: false, supportedFieldLabels: ctx.scope.supportedFieldLabels });
+  const listOpts = toStoredListOptions(ctx.scope, parseListOptions(ctx.query, { watchPath: false, supportedFieldLabels: ctx.scope.supportedFieldLabels }));
   const opts = parseDeleteOptions(body, ctx.query);
   const deleted = await ctx.scope.store.deleteCollection(ctx.info.namespace, { ...listOpts, watch: false }, opts.preconditions, { dryRun: opts.dryRun });
   await writeList(ctx, deleted, n);

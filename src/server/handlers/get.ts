@@ -1,7 +1,7 @@
 /** GET of one object and LIST (upstream `handlers/get.go`). */
 import { parseListOptions } from '../../apimachinery/list-options.ts';
 import { negotiateOutput } from '../negotiation.ts';
-import type { RequestContext } from './context.ts';
+import { toStoredListOptions, type RequestContext } from './context.ts';
 import { writeList, writeObject } from './response.ts';
 import { serveWatch } from './watch.ts';
 
@@ -22,7 +22,7 @@ export async function getObject(ctx: RequestContext): Promise<void> {
 
 export async function listObjects(ctx: RequestContext, watchPath: boolean): Promise<void> {
   const n = negotiate(ctx);
-  const opts = parseListOptions(ctx.query, { watchPath, supportedFieldLabels: ctx.scope.supportedFieldLabels });
+  const opts = toStoredListOptions(ctx.scope, parseListOptions(ctx.query, { watchPath, supportedFieldLabels: ctx.scope.supportedFieldLabels }));
   if (opts.watch) return serveWatch(ctx, opts);
   const list = await ctx.scope.store.list(ctx.info.namespace, opts);
   await writeList(ctx, list, n);

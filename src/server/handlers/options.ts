@@ -5,7 +5,8 @@
 import type { DeleteOptions, Preconditions } from '../../apis/meta/v1/types.ts';
 import type { FieldValidation } from '../../apimachinery/codec/decode.ts';
 import { newBadRequest, newInvalidOptions } from '../../apimachinery/errors.ts';
-import { type FieldError, byteLength, invalid, notSupported, tooLong } from '../../apimachinery/field.ts';
+import { type FieldError, byteLength, forbidden, invalid, notSupported, required, tooLong } from '../../apimachinery/field.ts';
+import { managerFromUserAgent } from '../../apimachinery/managedfields/index.ts';
 import { parseBoolParam, parseIntParam } from '../../apimachinery/query.ts';
 
 export interface WriteOptions {
@@ -41,16 +42,38 @@ function isPrint(cp: number): boolean {
   return /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(String.fromCodePoint(cp));
 }
 
-/** CreateOptions / UpdateOptions from the query string. */
-export function parseWriteOptions(kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', q: URLSearchParams): WriteOptions {
+/**
+ * CreateOptions / UpdateOptions / PatchOptions from the query string, validated in upstream's order: (patch only:
+ * fieldManager required for apply, force forbidden otherwise), fieldManager, dryRun, fieldValidation.
+ */
+export function parseWriteOptions(kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', q: URLSearchParams, patch?: { apply: boolean }): WriteOptions {
   const dryRun = q.getAll('dryRun');
   const fv = q.get('fieldValidation') ?? '';
   const fm = q.get('fieldManager') ?? '';
-  const errs = [...validateDryRun(dryRun)];
+  const errs: FieldError[] = [];
+  if (patch && !patch.apply && q.has('force')) errs.push(forbidden('force', 'may not be specified for non-apply patch'));
+  if (patch?.apply && fm === '') errs.push(required('fieldManager', 'is required for apply patch'));
   errs.push(...validateFieldManager(fm));
+  errs.push(...validateDryRun(dryRun));
   if (!['', 'Ignore', 'Warn', 'Strict'].includes(fv)) errs.push(notSupported('fieldValidation', fv, ['', 'Ignore', 'Strict', 'Warn']));
   if (errs.length) throw newInvalidOptions(kind, errs);
   return { dryRun: dryRun.length > 0, fieldValidation: (fv || 'Warn') as FieldValidation, fieldManager: fm };
+}
+
+/** The manager of a non-apply write: `?fieldManager`, else derived from the User-Agent (upstream managerOrUserAgent). */
+export function writeManager(opts: WriteOptions, userAgent: string | undefined): string {
+  return opts.fieldManager || managerFromUserAgent(userAgent);
+}
+
+export interface PatchOptions extends WriteOptions {
+  /** `force` (apply only); any value but `0`/`false` is true, as upstream's parameter codec reads booleans. */
+  force: boolean;
+}
+
+/** PatchOptions for a patch of the given type. */
+export function parsePatchOptions(q: URLSearchParams, apply: boolean): PatchOptions {
+  const o = parseWriteOptions('PatchOptions', q, { apply });
+  return { ...o, force: parseBoolParam(q.get('force')) ?? false };
 }
 
 export interface ParsedDeleteOptions {

@@ -5,7 +5,7 @@ import { readBody } from './body.ts';
 import { toStored, type RequestContext } from './context.ts';
 import { decodeObject, ensureNamespace } from './decode.ts';
 import { negotiate } from './get.ts';
-import { parseWriteOptions } from './options.ts';
+import { parseWriteOptions, writeManager } from './options.ts';
 import { writeObject } from './response.ts';
 
 export async function updateObject(ctx: RequestContext): Promise<void> {
@@ -19,6 +19,9 @@ export async function updateObject(ctx: RequestContext): Promise<void> {
     throw newBadRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
   }
   ensureNamespace(ctx, obj);
-  const { served, created } = await ctx.scope.store.update(ctx.info.namespace, name, obj, { dryRun: opts.dryRun });
+  const { served, created } = await ctx.scope.store.update(ctx.info.namespace, name, obj, {
+    dryRun: opts.dryRun,
+    manager: writeManager(opts, ctx.req.headers['user-agent']),
+  });
   writeObject(ctx, created ? 201 : 200, served, n);
 }

@@ -174,7 +174,9 @@ class WatchStream {
       this.#firstTable = false;
       return Buffer.from(goJSON({ type: 'BOOKMARK', object: table }) + '\n');
     }
-    return watchFrame('BOOKMARK', scope.codec.encode(obj));
+    // A view's bookmark is an empty object of its own version (core/v1: `involvedObject`, `source`, ...).
+    const stored = scope.codec.encode(obj);
+    return watchFrame('BOOKMARK', scope.convert ? scope.convert.fromStored(stored) : stored);
   }
 
   #periodicBookmark(): void {

@@ -1,0 +1,76 @@
+/**
+ * Scenario 3: lists of one namespace (JSON, and Table as kubectl asks for it) and a limit=500 walk, each
+ * alternating with the bare server streaming a prebuilt buffer of the same byte count over the same transport.
+ * The server's RSS is sampled every 5 ms during each list for the extra memory it takes.
+ */
+import type { BareServer, RunningServer } from '../lib/apiserver.ts';
+import type { BenchConfig } from '../lib/config.ts';
+import { runChild, sampleRss } from '../lib/proc.ts';
+import { newSection, type Section } from '../lib/report.ts';
+import { fmt, fmtSpread, judge, spread } from '../lib/stats.ts';
+import type { FetchResult } from '../load/fetch.ts';
+
+export const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+
+export interface ListCase {
+  label: string;
+  path: string;
+  events: number;
+  table?: boolean;
+  paginate?: boolean;
+  /** Judge the issue's list goals on this case. */
+  goals?: boolean;
+}
+
+interface OursRun extends FetchResult {
+  extraRss: number;
+}
+
+const MB = 1e6;
+
+function fetchArgs(origin: string, s: RunningServer, mode: 'get' | 'paginate', path: string, headers?: Record<string, string>) {
+  return { origin, creds: s.creds, transport: 'h2', mode, paths: [path], ...(headers ? { headers } : {}) };
+}
+
+export async function runLists(cfg: BenchConfig, s: RunningServer, bare: BareServer, cases: ListCase[], log: (m: string) => void): Promise<Section> {
+  const section = newSection(
+    '3. List',
+    'One namespace listed whole over HTTP/2 (JSON; Table with kubectl\'s Accept header) and walked with limit=500. Baseline: the bare server sending a prebuilt buffer of the same number of bytes (for the walk: the walk\'s total) in one response. MB/s = bytes ÷ time to last byte. Extra RSS = server peak RSS during the list − RSS before it.',
+  );
+  const rows: string[][] = [];
+  for (const c of cases) {
+    const ours: OursRun[] = [];
+    const bares: FetchResult[] = [];
+    for (let i = 0; i < cfg.pairs; i++) {
+      const sampler = sampleRss(s.pid, 5);
+      const o = await runChild<FetchResult>('load/fetch.ts', fetchArgs(s.origin, s, c.paginate ? 'paginate' : 'get', c.path, c.table ? { accept: TABLE_ACCEPT } : undefined), 300_000, `list ${c.label}`);
+      const rss = sampler.stop();
+      ours.push({ ...o, extraRss: rss.peak - rss.start });
+      bares.push(await runChild<FetchResult>('load/fetch.ts', fetchArgs(bare.origin, s, 'get', `/buf?bytes=${o.bytes}`), 300_000, 'bare buffer'));
+    }
+    const mbps = (f: FetchResult) => f.bytes / MB / (f.totalMs / 1000);
+    const ratios = ours.map((o, i) => mbps(o) / mbps(bares[i]!));
+    const okStatus = ours.every((o) => Object.keys(o.status).every((k) => k === '200'));
+    rows.push([
+      c.label,
+      fmt(spread(ours.map((o) => o.bytes)).median / MB),
+      fmtSpread(spread(ours.map((o) => o.totalMs))),
+      fmtSpread(spread(ours.map(mbps))),
+      fmtSpread(spread(bares.map(mbps))),
+      fmtSpread(spread(ratios)),
+      fmtSpread(spread(ours.map((o) => o.ttfb.p50))),
+      fmtSpread(spread(ours.map((o) => o.extraRss / 2 ** 20))),
+      c.paginate ? fmt(spread(ours.map((o) => o.pages ?? 0)).median) : '1',
+      okStatus ? '200' : JSON.stringify(ours.map((o) => o.status)),
+    ]);
+    log(`  list ${c.label}: ${fmt(spread(ours.map((o) => o.totalMs)).median)} ms, ratio ${fmt(spread(ratios).median)}`);
+    if (c.goals) {
+      const extra = { ok: okStatus, why: 'some lists did not answer 200' };
+      section.goals.push(judge({ id: 'G5a', text: `list ${c.label}: MB/s ≥ 0.5 × bare buffer stream`, direction: 'atLeast', target: 0.5 }, ratios, extra));
+      section.goals.push(judge({ id: 'G5b', text: `list ${c.label}: first byte ≤ 20 ms`, direction: 'atMost', target: 20 }, ours.map((o) => o.ttfb.p50)));
+      section.goals.push(judge({ id: 'G5c', text: `list ${c.label}: extra server RSS during the list ≤ 32 MB`, direction: 'atMost', target: 32 }, ours.map((o) => o.extraRss / 2 ** 20)));
+    }
+  }
+  section.tables.push({ head: ['list', 'MB', 'ours ms', 'ours MB/s', 'bare MB/s', 'ratio (per pair)', 'first byte ms', 'extra RSS MiB', 'pages', 'status'], rows });
+  return section;
+}
