@@ -60,8 +60,9 @@ export class APIServer {
         ca: cfg.tls.clientCA,
         requestCert: true,
         rejectUnauthorized: false,
-        settings: { maxConcurrentStreams: 1000 },
+        settings: { maxConcurrentStreams: 1000, maxHeaderListSize: 1 << 20 },
         maxSessionMemory: 64,
+        maxHeaderListPairs: 256,
       },
       (req, res) => void this.#handle(req as unknown as Request, res as unknown as Response),
     );
@@ -74,7 +75,9 @@ export class APIServer {
       s.on('close', () => this.#sessions.delete(s));
     });
     this.#server.on('tlsClientError', (err) => log.V(2).info('TLS handshake error', { err: err.message }));
-    (this.#server as unknown as { keepAliveTimeout?: number }).keepAliveTimeout = 65_000;
+    // kube-apiserver accepts 1 MiB of request headers (long selectors); Node's HTTP/1.1 default is 16 KiB. The
+    // http2 server hands these properties to its HTTP/1.1 fallback.
+    Object.assign(this.#server, { keepAliveTimeout: 65_000, maxHeaderSize: 1 << 20 });
   }
 
   listen(): Promise<number> {

@@ -100,13 +100,19 @@ class WatchStream {
       this.opts.timeoutSeconds && this.opts.timeoutSeconds > 0
         ? this.opts.timeoutSeconds * 1000
         : (watchSettings.minRequestTimeoutSeconds + Math.random() * watchSettings.minRequestTimeoutSeconds) * 1000;
-    this.#timers.push(setTimeout(() => this.end(), timeoutMs));
+    this.#longTimeout(() => this.end(), timeoutMs);
     if (this.opts.allowWatchBookmarks) {
       this.#timers.push(setInterval(() => this.#periodicBookmark(), watchSettings.bookmarkIntervalMs));
-      if (timeoutMs > 4000) this.#timers.push(setTimeout(() => this.#periodicBookmark(), timeoutMs - 2000));
+      if (timeoutMs > 4000) this.#longTimeout(() => this.#periodicBookmark(), timeoutMs - 2000);
     }
     if (cw.initial) void this.#sendInitial(cw.initial, cw.startRV, initialEndBookmark);
     else this.#goLive();
+  }
+
+  /** setTimeout fires at once past 2^31-1 ms; a watch may ask for far longer, so re-arm in steps. */
+  #longTimeout(fn: () => void, ms: number): void {
+    const step = Math.min(ms, 2 ** 31 - 1);
+    this.#timers.push(setTimeout(() => (ms > step ? this.#longTimeout(fn, ms - step) : fn()), step));
   }
 
   async #sendInitial(initial: Iterable<CacheEntry>, rv: number, endBookmark: boolean): Promise<void> {
