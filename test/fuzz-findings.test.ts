@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import type http2 from 'node:http2';
-import { TestServer } from './helpers/server.ts';
+import { TestServer, sampleEvent } from './helpers/server.ts';
 import { clientTls, connectH2, h2Request, rawRequest } from './helpers/client.ts';
 
 const BASE = '/apis/events.cluster.io/v1';
@@ -54,5 +54,43 @@ describe('fuzz findings', () => {
     assert.equal(r.status, 200);
     assert.ok(r.cut, `the watch ended after ${Date.now() - started} ms instead of staying open`);
     assert.doesNotMatch(s.stderr, /TimeoutOverflowWarning/);
+  });
+
+  // BUG (reported to the lead, found by fuzz.test.ts): on one HTTP/2 connection, a few request bodies that the
+  // server answers without reading to the end (413 over the 3 MiB limit, 405 on a method the path lacks) break the
+  // whole connection: the client's remaining DATA frames hit streams the server already closed, and Node ends up
+  // resetting streams with INTERNAL_ERROR (2) and refusing every new one with ENHANCE_YOUR_CALM (11); one request
+  // was never answered. Upstream (Go's HTTP/2 server) answers each with its Status and the connection stays usable.
+  it('answers 4 concurrent over-limit creates on one HTTP/2 connection with 413, and the connection keeps working', async () => {
+    const own = await connectH2(s.port, clientTls(s.kubeconfig));
+    try {
+      const body = Buffer.from(JSON.stringify(sampleEvent('huge', 'default', { note: 'n'.repeat(3_200_000) })));
+      const headers = { 'content-type': 'application/json', 'content-length': String(body.length) };
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => h2Request(own, { method: 'POST', path: `${BASE}/namespaces/default/events`, headers, body, timeoutMs: 10_000 }).then((r) => `${r.status} ${r.body.toString().trim()}`, (e: Error) => e.message)),
+      );
+      for (const a of answers) assert.match(a, /^413 .*"message":"Request entity too large: limit is 3145728","reason":"RequestEntityTooLarge"/);
+      const after = await h2Request(own, { method: 'GET', path: '/readyz', timeoutMs: 5_000 }).catch((e: Error) => e);
+      assert.ok(!(after instanceof Error), after instanceof Error ? after.message : '');
+      assert.equal(after.status, 200);
+    } finally {
+      own.destroy();
+    }
+  });
+
+  it('answers 32 concurrent 1 MB requests to a method the path lacks on one HTTP/2 connection with 405', async () => {
+    const own = await connectH2(s.port, clientTls(s.kubeconfig));
+    try {
+      const body = Buffer.alloc(1_000_000, 'x');
+      const headers = { 'content-type': 'application/json', 'content-length': String(body.length) };
+      const answers = await Promise.all(
+        Array.from({ length: 32 }, () => h2Request(own, { method: 'OPTIONS', path: `${BASE}/namespaces/default/events/x`, headers, body, timeoutMs: 10_000 }).then((r) => String(r.status), (e: Error) => e.message)),
+      );
+      assert.deepEqual([...new Set(answers)], ['405']);
+      const after = await h2Request(own, { method: 'GET', path: '/readyz', timeoutMs: 5_000 }).catch((e: Error) => e);
+      assert.ok(!(after instanceof Error), after instanceof Error ? after.message : '');
+    } finally {
+      own.destroy();
+    }
   });
 });

@@ -73,8 +73,11 @@ function problemWith(req: FuzzRequest, res: RawResult): string | undefined {
   if (res.status < 400 || res.status > 599) return `unexpected status ${res.status}`;
   if (!hasBody) return res.status >= 500 ? `HEAD answered ${res.status}` : undefined;
   const type = String(res.headers['content-type'] ?? '');
-  // Outside the API prefixes (a `..` path parameter can lead there) upstream answers a plain-text 404.
-  if (type.startsWith('text/plain') && res.status === 404 && res.body.toString() === '404 page not found\n') return undefined;
+  // Outside the API prefixes (a `..` path parameter can lead there) upstream answers a plain-text 404, and for
+  // `/apis/<group>/<version>/watch/` with nothing after it the RequestInfo filter's plain-text 500.
+  const text = res.body.toString();
+  if (type.startsWith('text/plain') && res.status === 404 && text === '404 page not found\n') return undefined;
+  if (type.startsWith('text/plain') && res.status === 500 && text.startsWith('unable to determine kind and namespace from url, ')) return undefined;
   let status: any;
   try {
     status = parseBody(res);
@@ -96,7 +99,12 @@ describe('fuzz', () => {
   it(`answers ${RUNS * BATCH} hostile requests with 4xx Status errors, never a 5xx or a hang (seed ${SEED})`, { timeout: 120_000 }, async (t) => {
     const s = new TestServer();
     let agent: https.Agent | undefined;
-    let session: http2.ClientHttp2Session | undefined;
+    // One HTTP/2 session per batch, so that a session the server breaks shows up once, not in every later batch.
+    const h2: { session?: Promise<http2.ClientHttp2Session> } = {};
+    const closeSession = () => {
+      void h2.session?.then((x) => x.destroy(), () => {});
+      delete h2.session;
+    };
     try {
       await s.start();
       const pid = s.proc!.pid!;
@@ -105,8 +113,8 @@ describe('fuzz', () => {
       const send = async (r: FuzzRequest) => {
         const opts = { method: r.method, path: r.path, headers: r.headers, body: r.body, timeoutMs: REQUEST_TIMEOUT_MS, cutAfterMs: 200 };
         if (!r.h2) return rawRequest({ port: s.port, agent: agent!, ...opts });
-        if (!session || session.closed || session.destroyed) session = await connectH2(s.port, tls);
-        return h2Request(session, opts);
+        h2.session ??= connectH2(s.port, tls);
+        return h2Request(await h2.session, opts);
       };
       const alive = () => s.proc!.exitCode === null && s.proc!.signalCode === null;
       const byStatus = new Map<string, number>();
@@ -118,6 +126,7 @@ describe('fuzz', () => {
         if (!alive()) throw new Error('server process died');
         for (const name of FUZZ_NAMES) await s.request('POST', `${BASE}/namespaces/${FUZZ_NS}/events`, sampleEvent(name, FUZZ_NS));
         const results = await Promise.all(batch.map((r) => send(r).then((res) => ({ res }), (err: Error) => ({ err }))));
+        closeSession();
         for (const [i, out] of results.entries()) {
           const req = batch[i]!;
           if ('res' in out) byStatus.set(`${req.op} ${out.res.status}`, (byStatus.get(`${req.op} ${out.res.status}`) ?? 0) + 1);
@@ -164,7 +173,7 @@ describe('fuzz', () => {
       assert.ok(rssAfter - rssBefore < RSS_SLACK_BYTES, `RSS grew by ${((rssAfter - rssBefore) / 2 ** 20).toFixed(0)} MiB`);
     } finally {
       agent?.destroy();
-      session?.destroy();
+      closeSession();
       await s.cleanup();
     }
   });

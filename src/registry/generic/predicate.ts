@@ -1,23 +1,30 @@
-/** Label and field selectors as one predicate over cached attributes. */
+/** Label, field and shard selectors as one predicate over cached attributes. */
 import type { FieldSelector } from '../../apimachinery/fields/selector.ts';
 import type { LabelSelector } from '../../apimachinery/labels/selector.ts';
+import type { ListOptions } from '../../apimachinery/list-options.ts';
+import type { ShardSelector } from '../../apimachinery/sharding/selector.ts';
 import { EVERYTHING, type ObjectAttrs, type Predicate } from '../../storage/cacher/types.ts';
 
-export function buildPredicate(label: LabelSelector | undefined, field: FieldSelector | undefined): Predicate {
-  const l = label && !label.isEmpty() ? label : undefined;
-  const f = field && !field.isEmpty() ? field : undefined;
-  if (!l && !f) return EVERYTHING;
+type Selectors = Pick<ListOptions, 'labelSelector' | 'fieldSelector' | 'shardSelector'>;
+
+export function buildPredicate(opts: Selectors): Predicate {
+  const l: LabelSelector | undefined = opts.labelSelector && !opts.labelSelector.isEmpty() ? opts.labelSelector : undefined;
+  const f: FieldSelector | undefined = opts.fieldSelector && !opts.fieldSelector.isEmpty() ? opts.fieldSelector : undefined;
+  const sh: ShardSelector | undefined = opts.shardSelector;
+  if (!l && !f && !sh) return EVERYTHING;
+  const byUID = sh?.field === 'object.metadata.uid';
   return {
     everything: false,
     matches(attrs: ObjectAttrs): boolean {
       if (l && !l.matches(attrs.labels)) return false;
       if (f && !f.matches(attrs.fields)) return false;
+      if (sh && !sh.matches(byUID ? attrs.uid : attrs.namespace)) return false;
       return true;
     },
   };
 }
 
 /** True when the selectors narrow the result (upstream then leaves remainingItemCount out). */
-export function hasSelectors(label: LabelSelector | undefined, field: FieldSelector | undefined): boolean {
-  return !!((label && !label.isEmpty()) || (field && !field.isEmpty()));
+export function hasSelectors(opts: Selectors): boolean {
+  return !!((opts.labelSelector && !opts.labelSelector.isEmpty()) || (opts.fieldSelector && !opts.fieldSelector.isEmpty()) || opts.shardSelector);
 }

@@ -67,6 +67,8 @@ export interface ListResult {
   resourceVersion: string;
   continue?: string;
   remainingItemCount?: number;
+  /** The canonical shard selector the list was filtered by (ListMeta.shardInfo). */
+  shardSelector?: string;
 }
 
 export interface WriteOptions {
@@ -180,8 +182,8 @@ export class Store {
 
   async list(namespace: string, opts: ListOptions): Promise<ListResult> {
     const prefix = this.prefix(namespace);
-    const predicate = buildPredicate(opts.labelSelector, opts.fieldSelector);
-    const selectors = hasSelectors(opts.labelSelector, opts.fieldSelector);
+    const predicate = buildPredicate(opts);
+    const selectors = hasSelectors(opts);
     const limit = opts.limit > 0 ? opts.limit : 0;
     let exactRV: number | undefined;
     let startKey: string | undefined;
@@ -203,6 +205,7 @@ export class Store {
     }
     const page = await this.#page(prefix, predicate, exactRV, startKey, limit, opts.continue);
     const result: ListResult = { items: page.items, resourceVersion: String(page.rv) };
+    if (opts.shardSelector) result.shardSelector = opts.shardSelector.toString();
     if (page.more && page.items.length) {
       const last = page.items[page.items.length - 1]!.key;
       result.continue = encodeContinue(last.slice(prefix.length) + '\0', page.rv);

@@ -45,6 +45,7 @@ function listMeta(l: ListResult): Record<string, unknown> {
   const m: Record<string, unknown> = { resourceVersion: l.resourceVersion };
   if (l.continue) m.continue = l.continue;
   if (l.remainingItemCount !== undefined) m.remainingItemCount = l.remainingItemCount;
+  if (l.shardSelector) m.shardInfo = { selector: l.shardSelector };
   return m;
 }
 

@@ -35,7 +35,7 @@ export async function serveWatch(ctx: RequestContext, opts: ListOptions): Promis
   const n = negotiate(ctx, true);
   const { scope, info } = ctx;
   const cacher = scope.store.cacher;
-  let predicate = buildPredicate(opts.labelSelector, opts.fieldSelector);
+  let predicate = buildPredicate(opts);
   if (info.name) {
     const required = opts.fieldSelector?.requiresExactMatch('metadata.name');
     if (opts.fieldSelector && !opts.fieldSelector.isEmpty() && required !== undefined && required !== info.name) {
