@@ -245,6 +245,41 @@ describe('replace and delete', () => {
   });
 });
 
+describe('delete-collection options', () => {
+  before(async () => {
+    for (const [n, t] of [['x1', 'Warning'], ['x2', 'Normal'], ['x3', 'Warning']]) {
+      await s.request('POST', `${BASE}/namespaces/dc/events`, sampleEvent(n!, 'dc', { type: t }));
+    }
+  });
+  const names = async () => (await s.request('GET', `${BASE}/namespaces/dc/events`)).json().items.map((e: any) => e.metadata.name);
+
+  it('validates delete options before deleting anything', async () => {
+    const bad = await s.request('DELETE', `${BASE}/namespaces/dc/events?propagationPolicy=Sometimes`);
+    assert.equal(bad.status, 422);
+    assert.equal(bad.json().message, 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sometimes": supported values: "Foreground", "Background", "Orphan", "nil"');
+    const grace = await s.request('DELETE', `${BASE}/namespaces/dc/events?gracePeriodSeconds=abc`);
+    assert.equal(grace.status, 400);
+    const sel = await s.request('DELETE', `${BASE}/namespaces/dc/events?fieldSelector=note%3Dx`);
+    assert.equal(sel.status, 400);
+    assert.deepEqual(await names(), ['x1', 'x2', 'x3']);
+  });
+
+  it('dryRun deletes nothing but answers with what it would delete', async () => {
+    const r = await s.request('DELETE', `${BASE}/namespaces/dc/events?fieldSelector=type%3DWarning&dryRun=All`);
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json().items.map((e: any) => e.metadata.name), ['x1', 'x3']);
+    assert.deepEqual(await names(), ['x1', 'x2', 'x3']);
+  });
+
+  it('applies preconditions per item and accepts grace and propagation options', async () => {
+    const stale = await s.request('DELETE', `${BASE}/namespaces/dc/events`, { preconditions: { resourceVersion: '1' } });
+    assert.equal(stale.status, 409);
+    const r = await s.request('DELETE', `${BASE}/namespaces/dc/events?fieldSelector=type%3DWarning&gracePeriodSeconds=0&propagationPolicy=Foreground`);
+    assert.equal(r.status, 200);
+    assert.deepEqual(await names(), ['x2']);
+  });
+});
+
 describe('watch', () => {
   it('streams initial state, then ADDED/MODIFIED/DELETED, then resumes from a resourceVersion', async () => {
     await s.request('POST', `${BASE}/namespaces/w1/events`, sampleEvent('before', 'w1'));
