@@ -26,11 +26,9 @@ describe('fuzz findings', () => {
     await s.cleanup();
   });
 
-  // BUG (reported to the lead, found by fuzz.test.ts): kube-apiserver's secure server allows 1 MiB of request
-  // headers (apiserver pkg/server/secure_serving.go: `MaxHeaderBytes: 1 << 20`). Our HTTP/1.1 side keeps Node's
-  // 16 KiB default: an empty 431, or a connection reset for larger ones, so a long but valid label selector that
-  // upstream serves never reaches the handlers. (HTTP/2 already accepts it; setting `maxHeaderSize = 1 << 20` as a
-  // property of the http2 secure server object raises the HTTP/1.1 limit.)
+  // Found by fuzz.test.ts: kube-apiserver's secure server allows 1 MiB of request headers (apiserver
+  // pkg/server/secure_serving.go: `MaxHeaderBytes: 1 << 20`); Node's HTTP/1.1 default of 16 KiB answered an empty
+  // 431 or reset the connection, so a long but valid label selector never reached the handlers.
   it('serves a request whose URL carries a 60 KiB label selector, over HTTP/1.1 and HTTP/2', async () => {
     const values = Array.from({ length: 9000 }, (_, i) => `v${i}`).join(',');
     const path = `${BASE}/namespaces/default/events?labelSelector=${encodeURIComponent(`app in (${values})`)}`;
@@ -44,10 +42,8 @@ describe('fuzz findings', () => {
     assert.equal(h2.status, 200, `HTTP/2: ${h2.status} ${h2.body}`);
   });
 
-  // BUG (reported to the lead, found by fuzz.test.ts): `timeoutSeconds` of 2147484 or more (≥ 2^31 ms) overflows
-  // Node's setTimeout, which then fires after 1 ms: the watch ends at once with an empty body (and the server
-  // prints a TimeoutOverflowWarning). Upstream keeps the watch open for the requested time (a Go Duration holds
-  // up to ~292 years).
+  // Found by fuzz.test.ts: `timeoutSeconds` of 2147484 or more (≥ 2^31 ms) overflowed Node's setTimeout, which
+  // then fires after 1 ms, so the watch ended at once. Upstream keeps it open for the requested time.
   it('keeps a watch with timeoutSeconds=3000000 (35 days) open', async () => {
     const started = Date.now();
     const r = await rawRequest({ port: s.port, agent, method: 'GET', path: `${BASE}/watch/namespaces/default/events?timeoutSeconds=3000000`, timeoutMs: 5_000, cutAfterMs: 1_000 });
@@ -56,11 +52,9 @@ describe('fuzz findings', () => {
     assert.doesNotMatch(s.stderr, /TimeoutOverflowWarning/);
   });
 
-  // BUG (reported to the lead, found by fuzz.test.ts): on one HTTP/2 connection, a few request bodies that the
-  // server answers without reading to the end (413 over the 3 MiB limit, 405 on a method the path lacks) break the
-  // whole connection: the client's remaining DATA frames hit streams the server already closed, and Node ends up
-  // resetting streams with INTERNAL_ERROR (2) and refusing every new one with ENHANCE_YOUR_CALM (11); one request
-  // was never answered. Upstream (Go's HTTP/2 server) answers each with its Status and the connection stays usable.
+  // Bodies the server answers without reading to the end (413 over the 3 MiB limit, 405 on a method the path
+  // lacks) must not break an HTTP/2 connection shared with other requests. (The fuzz run first showed resets here;
+  // they came from the Node client's own 10 MB session memory limit, see helpers/client.ts, not the server.)
   it('answers 4 concurrent over-limit creates on one HTTP/2 connection with 413, and the connection keeps working', async () => {
     const own = await connectH2(s.port, clientTls(s.kubeconfig));
     try {

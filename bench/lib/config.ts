@@ -67,7 +67,7 @@ export function benchConfig(quick: boolean): BenchConfig {
         selectiveGroupMs: 5_000,
         watchers: 1_000,
         watchRate: 1_000,
-        watchMs: 2_000,
+        watchMs: 1_000,
         overloadMs: 5_000,
         budgetMs: 19 * 60_000,
       };

@@ -35,6 +35,9 @@ export function connectH2(port: number, tls: ClientTls): Promise<http2.ClientHtt
       servername: 'localhost',
       peerMaxConcurrentStreams: 2000,
       maxSendHeaderBlockLength: 1 << 20,
+      // Node's 10 MB default counts request bodies queued behind flow control: a few concurrent multi-MB uploads
+      // would make the client itself reset its streams (ENHANCE_YOUR_CALM), which is no fault of the server.
+      maxSessionMemory: 256,
       settings: { initialWindowSize: 4 << 20 },
     });
     session.once('connect', () => {

@@ -163,9 +163,10 @@ const jsonPatch = fc.array(
   { maxLength: 4 },
 );
 
-/** The request body (as bytes) and its usual content type, before the content type itself is randomized. */
-const body: fc.Arbitrary<{ bytes: Buffer; type: string } | undefined> = fc.oneof(
-  { weight: 2, arbitrary: fc.constant(undefined) },
+type Body = { bytes: Buffer; type: string } | undefined;
+
+/** A hostile request body (as bytes) and its usual content type, before the content type itself is randomized. */
+const hostileBody: fc.Arbitrary<Body> = fc.oneof(
   { weight: 3, arbitrary: validEvent.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), type: 'application/json' })) },
   { weight: 4, arbitrary: mutatedEvent.map((e) => ({ bytes: Buffer.from(JSON.stringify(e) ?? 'undefined'), type: 'application/json' })) },
   { weight: 2, arbitrary: fc.tuple(validEvent, fc.nat()).map(([e, cut]) => { const s = JSON.stringify(e); return { bytes: Buffer.from(s.slice(0, cut % s.length)), type: 'application/json' }; }) },
@@ -181,6 +182,35 @@ const body: fc.Arbitrary<{ bytes: Buffer; type: string } | undefined> = fc.oneof
   { weight: 1, arbitrary: fc.oneof(validEvent, mutatedEvent).map((e) => ({ bytes: Buffer.from(toYAML(e)), type: 'application/apply-patch+yaml' })) },
 );
 
+const json = (v: unknown, type = 'application/json'): Body => ({ bytes: Buffer.from(JSON.stringify(v)), type });
+
+/** A body the operation accepts, so that a share of the requests reaches the storage (with the name of the path). */
+function validBodyFor(op: string, name: string): fc.Arbitrary<Body> {
+  const named = (n: string) => sampleEvent(n, FUZZ_NS);
+  switch (op) {
+    case 'create':
+      return fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/).chain((n) => fc.constantFrom(json(named(n)), { bytes: Buffer.from(toYAML(named(n))), type: 'application/yaml' }));
+    case 'replace': // most Event fields are immutable: change a label
+      return fc.constant(json({ ...named(name), metadata: { name, namespace: FUZZ_NS, labels: { app: 'demo', fuzz: 'replaced' } } }));
+    case 'patch':
+      return fc.constantFrom(
+        json([{ op: 'add', path: '/metadata/labels/fuzz', value: 'json-patched' }], 'application/json-patch+json'),
+        json({ metadata: { labels: { fuzz: 'merged' } } }, 'application/merge-patch+json'),
+        json({ metadata: { labels: { fuzz: null } } }, 'application/strategic-merge-patch+json'),
+        { bytes: Buffer.from(toYAML(named(name))), type: 'application/apply-patch+yaml' },
+      );
+    default:
+      return fc.constant(undefined);
+  }
+}
+
+function bodyFor(op: string, name: string): fc.Arbitrary<Body> {
+  if (op === 'create' || op === 'replace' || op === 'patch') {
+    return fc.oneof({ weight: 4, arbitrary: validBodyFor(op, name) }, { weight: 5, arbitrary: hostileBody }, { weight: 1, arbitrary: fc.constant(undefined) });
+  }
+  return fc.oneof({ weight: 6, arbitrary: fc.constant<Body>(undefined) }, { weight: 2, arbitrary: hostileBody });
+}
+
 /** `arb` with probability `p`, else null (fc.option's `freq` only sets the chance of null, as 1/freq). */
 function sometimes<T>(arb: fc.Arbitrary<T>, p: number): fc.Arbitrary<T | null> {
   const w = Math.round(p * 100);
@@ -189,18 +219,21 @@ function sometimes<T>(arb: fc.Arbitrary<T>, p: number): fc.Arbitrary<T | null> {
 
 /** One hostile (or, now and then, valid) request against one of the 11 operations. */
 export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc
-  .record({
-    op: fc.constantFrom(...OPERATIONS),
-    otherMethod: sometimes(fc.constantFrom(...METHODS), 0.2),
-    ns: pathParam([FUZZ_NS, 'default', 'kube-system']),
-    name: pathParam([...FUZZ_NAMES, 'missing']),
-    query: fc.array(queryParam, { maxLength: 5 }),
-    rawQuery: sometimes(fc.constantFrom('&&', '=', 'watch', '%zz=1', 'limit=%00', 'a=%', '?', 'fieldSelector=%FF'), 0.1),
-    body,
-    contentType: sometimes(fc.oneof(fc.constantFrom(...CONTENT_TYPES), hostileString.filter(isHeaderSafe)), 0.2),
-    accept: sometimes(fc.oneof(fc.constantFrom(...ACCEPTS), hostileString.filter(isHeaderSafe)), 0.25),
-    h2: fc.boolean(),
-  })
+  .tuple(fc.constantFrom(...OPERATIONS), pathParam([...FUZZ_NAMES, 'missing']))
+  .chain(([op, name]) =>
+    fc.record({
+      op: fc.constant(op),
+      name: fc.constant(name),
+      otherMethod: sometimes(fc.constantFrom(...METHODS), 0.2),
+      ns: pathParam([FUZZ_NS, FUZZ_NS, FUZZ_NS, FUZZ_NS, 'default', 'kube-system']),
+      query: fc.array(queryParam, { maxLength: 5 }),
+      rawQuery: sometimes(fc.constantFrom('&&', '=', 'watch', '%zz=1', 'limit=%00', 'a=%', '?', 'fieldSelector=%FF'), 0.1),
+      body: bodyFor(op.op, name),
+      contentType: sometimes(fc.oneof(fc.constantFrom(...CONTENT_TYPES), hostileString.filter(isHeaderSafe)), 0.2),
+      accept: sometimes(fc.oneof(fc.constantFrom(...ACCEPTS), hostileString.filter(isHeaderSafe)), 0.25),
+      h2: fc.boolean(),
+    }),
+  )
   .map((r) => {
     const { op, method, template } = r.op;
     const path = BASE + template.replace('{ns}', r.ns).replace('{name}', r.name);

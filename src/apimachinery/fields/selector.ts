@@ -86,10 +86,14 @@ class Selector implements FieldSelector {
   constructor(readonly requirements: readonly FieldRequirement[]) {}
 
   matches(fields: Readonly<Record<string, string>>): boolean {
-    return this.requirements.every((r) => {
+    // A plain loop: this runs once per cached object on selective lists.
+    const reqs = this.requirements;
+    for (let i = 0; i < reqs.length; i++) {
+      const r = reqs[i]!;
       const v = Object.hasOwn(fields, r.field) ? fields[r.field] : '';
-      return r.operator === '!=' ? v !== r.value : v === r.value;
-    });
+      if (r.operator === '!=' ? v === r.value : v !== r.value) return false;
+    }
+    return true;
   }
 
   isEmpty(): boolean {

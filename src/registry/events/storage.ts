@@ -49,6 +49,8 @@ export async function newEventResource(storage: Storage, opts: { ttlSeconds: num
     prefix: `${EVENTS_KEY_ROOT}/`,
     codec: eventCodec,
     attrs: eventAttrs,
+    // The selective lookups users make: events about one object, of one reason or type.
+    indexedFields: ['regarding.name', 'regarding.uid', 'reason', 'type'],
     ...(opts.onError ? { onError: opts.onError } : {}),
   });
   await cacher.start();

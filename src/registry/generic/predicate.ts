@@ -13,8 +13,10 @@ export function buildPredicate(opts: Selectors): Predicate {
   const sh: ShardSelector | undefined = opts.shardSelector;
   if (!l && !f && !sh) return EVERYTHING;
   const byUID = sh?.field === 'object.metadata.uid';
+  const exact = f ? f.requirements.filter((r) => r.operator !== '!=').map((r) => ({ field: r.field, value: r.value })) : [];
   return {
     everything: false,
+    exact,
     matches(attrs: ObjectAttrs): boolean {
       if (l && !l.matches(attrs.labels)) return false;
       if (f && !f.matches(attrs.fields)) return false;

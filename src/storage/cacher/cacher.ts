@@ -27,6 +27,11 @@ export interface CacherOptions {
   snapshotLimit?: number;
   /** How long such a snapshot is kept. */
   snapshotTTLms?: number;
+  /**
+   * Field labels (keys of ObjectAttrs.fields) to index: a list whose field selector pins one of them to a value
+   * looks only at the objects carrying that value instead of scanning the namespace.
+   */
+  indexedFields?: string[];
   onError?(err: Error): void;
 }
 
@@ -92,10 +97,13 @@ export class Cacher {
   #storageWatch: Watch | undefined;
   #stopped = false;
   #ready: Promise<void> | undefined;
+  /** field label → value → keys of the current objects with that value (current state only, not snapshots). */
+  #indexes = new Map<string, Map<string, Set<string>>>();
 
   constructor(opts: CacherOptions) {
-    this.#o = { historyCapacity: 100_000, snapshotLimit: 32, snapshotTTLms: 5 * 60_000, ...opts };
+    this.#o = { historyCapacity: 100_000, snapshotLimit: 32, snapshotTTLms: 5 * 60_000, indexedFields: [], ...opts };
     this.#history = new Array(this.#o.historyCapacity);
+    for (const f of this.#o.indexedFields) this.#indexes.set(f, new Map());
   }
 
   /** Loads the state and starts the storage watch; resolves when the cache can serve. */
@@ -138,6 +146,8 @@ export class Cacher {
         throw e;
       }
       this.#tree = tree;
+      for (const idx of this.#indexes.values()) idx.clear();
+      tree.forEach((entry) => this.#index(entry, true));
       this.#rv = rv ?? 0;
       this.#historyFloor = this.#rv;
       this.#historyLen = 0;
@@ -164,8 +174,12 @@ export class Cacher {
     if (this.#stopped) return;
     const prev = this.#tree.get(se.key);
     const ev = this.#toCacheEvent(se, prev);
+    if (prev) this.#index(prev, false);
     if (se.type === 'DELETED') this.#tree.delete(se.key);
-    else this.#tree.set(se.key, ev.entry);
+    else {
+      this.#tree.set(se.key, ev.entry);
+      this.#index(ev.entry, true);
+    }
     this.#remember(ev);
     this.#rv = se.rv;
     for (const w of this.#watchers) {
@@ -176,6 +190,36 @@ export class Cacher {
       this.#waiters = this.#waiters.filter((x) => x.rv > this.#rv);
       for (const x of due) x.resolve();
     }
+  }
+
+  #index(entry: CacheEntry, add: boolean): void {
+    for (const [field, idx] of this.#indexes) {
+      const value = entry.attrs.fields[field] ?? '';
+      let keys = idx.get(value);
+      if (add) {
+        if (!keys) idx.set(value, (keys = new Set()));
+        keys.add(entry.key);
+      } else if (keys) {
+        keys.delete(entry.key);
+        if (keys.size === 0) idx.delete(value);
+      }
+    }
+  }
+
+  /** Keys an index says can match, sorted, when the index narrows the search enough to beat a scan. */
+  #candidates(pred: Predicate, treeSize: number): string[] | undefined {
+    if (!pred.exact?.length) return undefined;
+    let best: Set<string> | undefined;
+    for (const { field, value } of pred.exact) {
+      const idx = this.#indexes.get(field);
+      if (!idx) continue;
+      const keys = idx.get(value);
+      if (!keys) return [];
+      if (!best || keys.size < best.size) best = keys;
+    }
+    // Sorting candidates costs more per key than a scan step: use the index only when it prunes most objects.
+    if (!best || best.size > Math.max(1024, treeSize / 16)) return undefined;
+    return [...best].sort();
   }
 
   #remember(ev: CacheEvent): void {
@@ -254,15 +298,31 @@ export class Cacher {
     let more = false;
     let lastKey = '';
     const pred = opts.predicate;
-    for (const [key, entry] of tree.entries(from)) {
-      if (!key.startsWith(prefix)) break;
-      if (!pred.everything && !pred.matches(entry.attrs)) continue;
-      if (items.length >= limit) {
-        more = true;
-        break;
+    const candidates = tree === this.#tree && !pred.everything ? this.#candidates(pred, tree.size) : undefined;
+    if (candidates) {
+      for (const key of candidates) {
+        if (key < from || !key.startsWith(prefix)) continue;
+        const entry = tree.get(key);
+        if (!entry || !pred.matches(entry.attrs)) continue;
+        if (items.length >= limit) {
+          more = true;
+          break;
+        }
+        items.push(entry);
+        lastKey = key;
       }
-      items.push(entry);
-      lastKey = key;
+    } else {
+      // forRange with a callback avoids the per-item [key, value] arrays of an iterator.
+      tree.forRange(from, prefixEnd(prefix), false, (key, entry) => {
+        if (!pred.everything && !pred.matches(entry.attrs)) return;
+        if (items.length >= limit) {
+          more = true;
+          return { break: true };
+        }
+        items.push(entry);
+        lastKey = key;
+        return;
+      });
     }
     const result: CacheListResult = { items, rv, more };
     if (more) {
@@ -367,9 +427,12 @@ function* filtered(tree: Tree, prefix: string, pred: Predicate): Generator<Cache
   }
 }
 
+/** The first key above every key under `prefix` (prefixes end in '/': bump that last character). */
+function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
 /** Keys in [from, end of prefix range). */
 function countRange(tree: Tree, from: string, prefix: string): number {
-  // The prefix ends in '/', so every key under it sorts below prefix with its last char bumped.
-  const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-  return tree.forRange(from, end, false);
+  return tree.forRange(from, prefixEnd(prefix), false);
 }

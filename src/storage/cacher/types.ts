@@ -61,6 +61,8 @@ export interface Predicate {
   matches(attrs: ObjectAttrs): boolean;
   /** True when the predicate matches everything (no filtering cost). */
   readonly everything: boolean;
+  /** Field values every match must have (from `=`/`==` field selector terms): lets the cache use an index. */
+  readonly exact?: readonly { field: string; value: string }[];
 }
 
 export const EVERYTHING: Predicate = { matches: () => true, everything: true };
