@@ -54,6 +54,7 @@ export async function writeList(ctx: RequestContext, l: ListResult, n: Negotiate
   const { scope, res } = ctx;
   if (n.as === 'Table') {
     const include = parseIncludeObject(ctx.query.get('includeObject'));
+    if (n.mediaType === 'application/json' && !n.pretty) return streamTable(ctx, l, include);
     const objs = l.items.map((s) => decode(ctx, s));
     const rowObjects = include === 'Object' ? l.items.map((s) => decodeServed(ctx, s)) : undefined;
     writeValue(res, 200, toTable(scope, objs, listMeta(l), include, true, Date.now(), rowObjects), n);
@@ -79,6 +80,39 @@ export async function writeList(ctx: RequestContext, l: ListResult, n: Negotiate
 }
 
 const COMMA = Buffer.from(',');
+
+/**
+ * A Table list, streamed row by row (what kubectl asks for): the first byte leaves at once and memory stays at one
+ * chunk, instead of building every row of a large list before writing.
+ */
+async function streamTable(ctx: RequestContext, l: ListResult, include: 'None' | 'Metadata' | 'Object'): Promise<void> {
+  const { scope, res } = ctx;
+  const empty = toTable(scope, [], listMeta(l), include);
+  const whole = goJSON(empty);
+  const head = whole.slice(0, whole.length - 2); // drop the closing `]}` of the empty rows array
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const now = Date.now();
+  let parts: string[] = [head];
+  let size = head.length;
+  for (let i = 0; i < l.items.length; i++) {
+    const s = l.items[i]!;
+    const obj = decode(ctx, s);
+    const rowObject = include === 'Object' ? (scope.convert ? decodeServed(ctx, s) : obj) : undefined;
+    const row = toTable(scope, [obj], {}, include, false, now, rowObject ? [rowObject] : undefined).rows[0];
+    const text = (i ? ',' : '') + goJSON(row);
+    parts.push(text);
+    size += text.length;
+    if (size >= CHUNK) {
+      const wait = writeAndDrain(res, parts.join(''));
+      parts = [];
+      size = 0;
+      if (wait) await wait;
+      if (res.destroyed) return;
+    }
+  }
+  parts.push(']}\n');
+  res.end(parts.join(''));
+}
 
 async function streamItems(ctx: RequestContext, head: Buffer, items: Buffer[], tail: Buffer): Promise<void> {
   const res = ctx.res;
