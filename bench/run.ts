@@ -4,6 +4,7 @@
  * from separate load processes, measures the bare-Node baselines and raw etcd in the same run, and writes
  * BENCHMARKS.md with every figure as min / median / max and every goal of issue 4 met or not, with the gap.
  */
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, startBareServer, type BareServer, type RunningServer } from './lib/apiserver.ts';
@@ -147,6 +148,8 @@ async function main(): Promise<void> {
     `- **Machine caveat**: ${machine.nproc} CPUs shared by server, load client and baselines; the server is single-threaded Node, and the load client needs most of the other core. Server CPU per request (from /proc) is reported next to throughput because it does not depend on the client.`,
     ...(skipped.length ? ['', ...skipped.map((s) => `- ${s}`)] : []),
   ];
+  // Every goal's raw values next to the report, for anyone re-judging or plotting without a re-run.
+  writeFileSync(join(tmpdir(), `bench-goals-${quick ? 'quick' : 'full'}.json`), JSON.stringify({ machine, sections: sections.map((x) => ({ title: x.title, goals: x.goals })) }, null, 1));
   writeReport(out, { machine, mode: quick ? 'quick' : 'full', elapsedMs: Date.now() - t0, loadavgEnd: machineInfo().loadavg, preamble, sections });
   log(`wrote ${out} in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 }

@@ -17,6 +17,8 @@ export interface BenchConfig {
   /** Events stored when the "1M" figures are taken. */
   bulkTotal: number;
   selectiveQueries: number;
+  /** Changes a resumed watch must replay. */
+  resumeReplay: number;
   /** Queries of the selector that must scan everything (slow by design when it does). */
   scanQueries: number;
   /** Time bound per selector kind and run (at least 3 queries are always made). */
@@ -43,6 +45,7 @@ export function benchConfig(quick: boolean): BenchConfig {
         listLarge: 5_000,
         bulkTotal: 20_000,
         selectiveQueries: 40,
+        resumeReplay: 10_000,
         scanQueries: 5,
         selectiveGroupMs: 1_000,
         watchers: 100,
@@ -63,6 +66,7 @@ export function benchConfig(quick: boolean): BenchConfig {
         listLarge: 100_000,
         bulkTotal: 1_000_000,
         selectiveQueries: 100,
+        resumeReplay: 300_000,
         scanQueries: 10,
         selectiveGroupMs: 5_000,
         watchers: 1_000,

@@ -108,7 +108,7 @@ describe('parseListOptions: errors, in upstream order', () => {
     ['resourceVersion with continue', `continue=${TOKEN}&resourceVersion=5`, false, 400, 'specifying resource version is not allowed when using continue'],
     ['bad resourceVersion on a list', 'resourceVersion=abc', false, 400,
       'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'],
-    ['bad resourceVersion on a watch', 'watch=1&resourceVersion=abc', false, 500,
+    ['bad resourceVersion on a watch', 'watch=1&resourceVersion=abc', false, 400,
       'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'],
   ];
   for (const [name, q, watchPath, code, message] of cases) {

@@ -32,13 +32,13 @@ describe('parseResourceVersion', () => {
           e.message === `invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(input)}: ${strconv}`,
       );
     });
-    it(`get/watch: ${JSON.stringify(input)} is an unclassified 500`, () => {
+    it(`get/watch: ${JSON.stringify(input)} is a 400 with upstream's text`, () => {
       assert.throws(
         () => parseStorageResourceVersion(input),
         (e: unknown) =>
           e instanceof StatusError &&
-          e.code === 500 &&
-          e.reason === '' &&
+          e.code === 400 &&
+          e.reason === 'BadRequest' &&
           e.message === `resourceVersion: Invalid value: ${JSON.stringify(input)}: ${strconv}`,
       );
     });

@@ -3,7 +3,7 @@
  * `''` and `'0'` mean "any", everything else must be a uint64 in base 10.
  */
 import { invalid } from './field.ts';
-import { newBadRequest, newUnclassified } from './errors.ts';
+import { newBadRequest } from './errors.ts';
 import { goParseUint, GoNumError } from './strconv.ts';
 
 /** The versioner's own error text: `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`. */
@@ -30,9 +30,10 @@ export function parseResourceVersion(s: string): number {
 }
 
 /**
- * For GET and WATCH: upstream the watch cache returns the versioner's error untyped, so the client sees a 500
- * without reason whose message is the bare text (`resourceVersion: Invalid value: "abc": strconv.ParseUint: ...`).
+ * For GET and WATCH. Upstream's watch cache returns the versioner's error untyped, a reason-less 500; bad input must
+ * never be a 5xx here, so this is a 400 BadRequest with upstream's text
+ * (`resourceVersion: Invalid value: "abc": strconv.ParseUint: ...`).
  */
 export function parseStorageResourceVersion(s: string): number {
-  return parse(s, (text) => newUnclassified(text));
+  return parse(s, (text) => newBadRequest(text));
 }

@@ -131,8 +131,9 @@ export class APIServer {
     try {
       info = parseRequestInfo(req.method ?? 'GET', pathname, query);
     } catch (e) {
-      // Upstream answers a path it cannot parse (e.g. /api/v1/watch) with a plain-text 500 from the filter.
-      if (e instanceof RequestInfoError) return writeText(res, 500, e.message);
+      // Upstream answers a path it cannot parse (e.g. /api/v1/watch) with a plain-text 500; nothing a client sends
+      // may be a 5xx here, and no resource lives at such a path: 404.
+      if (e instanceof RequestInfoError) throw newNotFoundPath();
       throw e;
     }
     if (!isPublic && info.verb !== 'watch' && !this.#admit(info.verb, res)) {

@@ -134,8 +134,8 @@ export class Store {
     const m = obj.metadata;
     const rv = m.resourceVersion;
     if (rv && /^\d+$/.test(rv) && Number(rv) !== 0) {
-      // Upstream's storage refuses this with a plain (reason-less) 500.
-      throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
+      // Upstream's storage refuses this with a reason-less 500; it is the client's mistake, so a 400 here.
+      throw newBadRequest('resourceVersion should not be set on objects to be created');
     }
     delete m.resourceVersion;
     this.#prepareCreate(obj);
