@@ -4,7 +4,7 @@
  * and `reportingComponent`/`reportingInstance` are always written (structs, or strings without omitempty).
  */
 import { type Definition, type Definitions, defineAll, prop, str, int32, ref } from '../../../apimachinery/schema.ts';
-import { LIST_META, MICRO_TIME, OBJECT_META, TIME, metaDefinitions } from '../../meta/v1/schema.ts';
+import { LIST_META, MICRO_TIME, OBJECT_META, TIME, metaDefinitions, typeMeta } from '../../meta/v1/schema.ts';
 import { EVENT_SOURCE, OBJECT_REFERENCE, eventDefinitions } from '../../events/v1/schema.ts';
 import { GROUP, KIND, LIST_KIND, VERSION } from './types.ts';
 
@@ -13,10 +13,6 @@ export const CORE_EVENT_LIST = 'io.k8s.api.core.v1.EventList';
 export const CORE_EVENT_SERIES = 'io.k8s.api.core.v1.EventSeries';
 export { EVENT_SOURCE, OBJECT_REFERENCE };
 
-const typeMeta = [
-  prop('kind', str('REST resource name in CamelCase. Inferred by the server from the endpoint. Cannot be updated.')),
-  prop('apiVersion', str('Versioned schema of this representation. The server converts recognized schemas and may reject unrecognized values.')),
-];
 
 export const coreEventDefinitions: Definition[] = [
   {

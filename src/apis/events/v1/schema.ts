@@ -1,6 +1,6 @@
 /** events.cluster.io/v1 definitions (descriptions follow the spec, document 1). */
 import { type Definition, prop, str, int32, ref } from '../../../apimachinery/schema.ts';
-import { LIST_META, MICRO_TIME, OBJECT_META, TIME } from '../../meta/v1/schema.ts';
+import { LIST_META, MICRO_TIME, OBJECT_META, TIME, typeMeta } from '../../meta/v1/schema.ts';
 import { GROUP, KIND, LIST_KIND, VERSION } from './types.ts';
 
 export const EVENT = 'io.cluster.api.events.v1.Event';
@@ -9,10 +9,6 @@ export const EVENT_SERIES = 'io.cluster.api.events.v1.EventSeries';
 export const EVENT_SOURCE = 'io.k8s.api.core.v1.EventSource';
 export const OBJECT_REFERENCE = 'io.k8s.api.core.v1.ObjectReference';
 
-const typeMeta = [
-  prop('kind', str('REST resource name in CamelCase. Inferred by the server from the endpoint. Cannot be updated.')),
-  prop('apiVersion', str('Versioned schema of this representation. The server converts recognized schemas and may reject unrecognized values.')),
-];
 
 export const eventDefinitions: Definition[] = [
   {

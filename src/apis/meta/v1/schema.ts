@@ -9,6 +9,12 @@ export const OWNER_REFERENCE = 'io.k8s.apimachinery.pkg.apis.meta.v1.OwnerRefere
 export const MANAGED_FIELDS_ENTRY = 'io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry';
 export const FIELDS_V1 = 'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1';
 
+/** kind and apiVersion, the first two properties of every top-level object. */
+export const typeMeta = [
+  prop('kind', str('REST resource name in CamelCase. Inferred by the server from the endpoint. Cannot be updated.')),
+  prop('apiVersion', str('Versioned schema of this representation. The server converts recognized schemas and may reject unrecognized values.')),
+];
+
 export const metaDefinitions: Definition[] = [
   {
     name: TIME,
