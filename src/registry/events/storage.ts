@@ -14,6 +14,7 @@ import type { ObjectAttrs } from '../../storage/cacher/types.ts';
 import type { Codec, Storage } from '../../storage/interface.ts';
 import type { ResourceScope } from '../../server/handlers/context.ts';
 import { Store } from '../generic/store.ts';
+import { StringPool } from '../../util/intern.ts';
 import { EVENT_FIELD_LABELS, eventSelectableFields } from './fields.ts';
 import { eventStrategy } from './strategy.ts';
 import { EVENT_COLUMNS, eventTableCells } from './table.ts';
@@ -26,13 +27,19 @@ export const eventCodec: Codec = {
   decode: (value: Buffer) => JSON.parse(value.toString('utf8')) as KubeObject,
 };
 
+/** Selectable fields whose values repeat across many events: cached once per distinct value. */
+const POOLED_FIELDS = ['metadata.namespace', 'reason', 'type', 'regarding.kind', 'regarding.namespace', 'regarding.name', 'regarding.apiVersion', 'regarding.fieldPath', 'reportingController', 'source'];
+const pool = new StringPool(200_000);
+
 export function eventAttrs(obj: KubeObject): ObjectAttrs {
   const m = obj.metadata;
+  const fields = eventSelectableFields(obj as unknown as Event);
+  for (const f of POOLED_FIELDS) fields[f] = pool.intern(fields[f]!);
   return {
-    namespace: m.namespace ?? '',
+    namespace: fields['metadata.namespace']!,
     name: m.name ?? '',
     labels: m.labels,
-    fields: eventSelectableFields(obj as unknown as Event),
+    fields,
     uid: m.uid ?? '',
   };
 }
