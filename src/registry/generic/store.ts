@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject, Preconditions } from '../../apis/meta/v1/types.ts';
-import { decodeContinue, encodeContinue } from '../../apimachinery/continue.ts';
 import {
   type GroupResource,
   OPTIMISTIC_LOCK_MESSAGE,
@@ -16,7 +15,6 @@ import {
   newGenerateNameConflict,
   newInvalid,
   newNotFound,
-  newResourceExpired,
 } from '../../apimachinery/errors.ts';
 import type { FieldError } from '../../apimachinery/field.ts';
 import type { ListOptions } from '../../apimachinery/list-options.ts';
@@ -24,9 +22,10 @@ import type { FieldManager } from '../../apimachinery/managedfields/index.ts';
 import { generateName } from '../../apimachinery/names.ts';
 import { parseResourceVersion } from '../../apimachinery/resource-version.ts';
 import type { Cacher } from '../../storage/cacher/cacher.ts';
-import type { ObjectAttrs, Predicate } from '../../storage/cacher/types.ts';
+import type { ObjectAttrs } from '../../storage/cacher/types.ts';
 import { type Codec, type Storage, type StoredObject, StorageError } from '../../storage/interface.ts';
-import { buildPredicate, hasSelectors } from './predicate.ts';
+import { listObjects } from './list.ts';
+import { checkPreconditions, copyOrDelete, served } from './meta.ts';
 
 /** Per-resource behaviour, as upstream's RESTCreateStrategy / RESTUpdateStrategy. */
 export interface Strategy {
@@ -180,82 +179,10 @@ export class Store {
     return { key: entry.key, value: entry.value };
   }
 
-  async list(namespace: string, opts: ListOptions): Promise<ListResult> {
-    const prefix = this.prefix(namespace);
-    const predicate = buildPredicate(opts);
-    const selectors = hasSelectors(opts);
-    const limit = opts.limit > 0 ? opts.limit : 0;
-    let exactRV: number | undefined;
-    let startKey: string | undefined;
-    if (opts.continue) {
-      const token = decodeContinue(opts.continue);
-      startKey = prefix + token.start;
-      if (token.rv > 0) exactRV = token.rv;
-      else await this.#o.cacher.waitForConsistentRead();
-    } else {
-      const rv = opts.resourceVersion;
-      const match = opts.resourceVersionMatch ?? '';
-      if (rv === undefined || rv === '') {
-        await this.#o.cacher.waitForConsistentRead();
-      } else {
-        const n = parseResourceVersion(rv);
-        if (match === 'Exact' || (match === '' && limit > 0 && n > 0)) exactRV = n;
-        else if (n > 0) await this.#o.cacher.waitUntilFresh(n);
-      }
-    }
-    const page = await this.#page(prefix, predicate, exactRV, startKey, limit, opts.continue);
-    const result: ListResult = { items: page.items, resourceVersion: String(page.rv) };
-    if (opts.shardSelector) result.shardSelector = opts.shardSelector.toString();
-    if (page.more && page.items.length) {
-      const last = page.items[page.items.length - 1]!.key;
-      result.continue = encodeContinue(last.slice(prefix.length) + '\0', page.rv);
-      if (!selectors && page.remaining !== undefined) result.remainingItemCount = page.remaining;
-    }
-    return result;
-  }
-
-  async #page(
-    prefix: string,
-    predicate: Predicate,
-    exactRV: number | undefined,
-    startKey: string | undefined,
-    limit: number,
-    continueToken: string | undefined,
-  ): Promise<{ items: Served[]; rv: number; more: boolean; remaining?: number }> {
-    const fromCache = this.#o.cacher.list(prefix, {
-      ...(exactRV !== undefined ? { rv: exactRV } : {}),
-      ...(startKey ? { startKey } : {}),
-      limit,
-      predicate,
-    });
-    if (fromCache) return fromCache;
-    // Not the current revision nor a kept snapshot: read that revision from storage.
-    try {
-      const codec = this.#o.codec;
-      const attrs = this.#o.attrs;
-      const r = await this.#o.storage.list(prefix, {
-        rv: exactRV!,
-        ...(startKey ? { startKey } : {}),
-        limit,
-        ...(predicate.everything ? {} : { predicate: (s: StoredObject) => predicate.matches(attrs(s.object ?? codec.decode(s.value))) }),
-      });
-      const out: { items: Served[]; rv: number; more: boolean; remaining?: number } = { items: r.items, rv: r.rv, more: r.more };
-      if (r.remaining !== undefined) out.remaining = r.remaining;
-      return out;
-    } catch (e) {
-      if (e instanceof StorageError && e.code === 'Expired') {
-        if (continueToken) {
-          const token = decodeContinue(continueToken);
-          throw newResourceExpired(CONTINUE_EXPIRED, encodeContinue(token.start, -1));
-        }
-        throw newResourceExpired('The resourceVersion for the provided list is too old.');
-      }
-      if (e instanceof StorageError && e.code === 'TooLargeResourceVersion') {
-        await this.#o.cacher.waitUntilFresh(exactRV!);
-        return this.#page(prefix, predicate, exactRV, startKey, limit, continueToken);
-      }
-      throw e;
-    }
+  /** LIST with upstream resourceVersion and continue semantics (§5.2–5.4), served from the watch cache. */
+  list(namespace: string, opts: ListOptions): Promise<ListResult> {
+    const o = this.#o;
+    return listObjects({ cacher: o.cacher, storage: o.storage, codec: o.codec, attrs: o.attrs }, this.prefix(namespace), opts);
   }
 
   /**
@@ -501,46 +428,5 @@ export class Store {
     const out: ListResult = { items: deleted, resourceVersion: first.resourceVersion };
     if (single && first.continue) out.continue = first.continue;
     return out;
-  }
-}
-
-export const CONTINUE_EXPIRED =
-  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
-
-function served(s: StoredObject, obj?: KubeObject): Served {
-  const out: Served = { key: s.key, value: s.value };
-  const o = s.object ?? obj;
-  if (o) out.object = o;
-  return out;
-}
-
-function copyOrDelete<K extends 'creationTimestamp' | 'deletionTimestamp' | 'deletionGracePeriodSeconds' | 'generation'>(
-  m: KubeObject['metadata'],
-  o: KubeObject['metadata'],
-  k: K,
-): void {
-  if (o[k] === undefined || o[k] === null) delete m[k];
-  else m[k] = o[k];
-}
-
-/** DeleteOptions.preconditions (upstream messages name the internal kind, without group). */
-function checkPreconditions(kind: string, name: string, p: Preconditions | undefined, obj: KubeObject, rv: number): void {
-  if (!p) return;
-  const details = { name, kind };
-  if (p.uid !== undefined && p.uid !== obj.metadata.uid) {
-    throw new StatusError(
-      409,
-      'Conflict',
-      `Operation cannot be fulfilled on ${kind} "${name}": the UID in the precondition (${p.uid}) does not match the UID in record (${obj.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
-      details,
-    );
-  }
-  if (p.resourceVersion !== undefined && p.resourceVersion !== String(rv)) {
-    throw new StatusError(
-      409,
-      'Conflict',
-      `Operation cannot be fulfilled on ${kind} "${name}": the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`,
-      details,
-    );
   }
 }

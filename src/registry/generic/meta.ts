@@ -1,0 +1,43 @@
+/** Small pieces of the generic store: served values, system-metadata copying, delete preconditions. */
+import type { KubeObject, Preconditions } from '../../apis/meta/v1/types.ts';
+import { StatusError } from '../../apimachinery/errors.ts';
+import type { StoredObject } from '../../storage/interface.ts';
+import type { Served } from './store.ts';
+
+export function served(s: StoredObject, obj?: KubeObject): Served {
+  const out: Served = { key: s.key, value: s.value };
+  const o = s.object ?? obj;
+  if (o) out.object = o;
+  return out;
+}
+
+export function copyOrDelete<K extends 'creationTimestamp' | 'deletionTimestamp' | 'deletionGracePeriodSeconds' | 'generation'>(
+  m: KubeObject['metadata'],
+  o: KubeObject['metadata'],
+  k: K,
+): void {
+  if (o[k] === undefined || o[k] === null) delete m[k];
+  else m[k] = o[k];
+}
+
+/** DeleteOptions.preconditions (upstream messages name the internal kind, without group). */
+export function checkPreconditions(kind: string, name: string, p: Preconditions | undefined, obj: KubeObject, rv: number): void {
+  if (!p) return;
+  const details = { name, kind };
+  if (p.uid !== undefined && p.uid !== obj.metadata.uid) {
+    throw new StatusError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${kind} "${name}": the UID in the precondition (${p.uid}) does not match the UID in record (${obj.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+      details,
+    );
+  }
+  if (p.resourceVersion !== undefined && p.resourceVersion !== String(rv)) {
+    throw new StatusError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${kind} "${name}": the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`,
+      details,
+    );
+  }
+}
