@@ -302,6 +302,19 @@ describe('watch', () => {
     assert.deepEqual(resumed.frames.map((f) => f.type), ['MODIFIED', 'DELETED']);
   });
 
+  it('streams a large initial state and a long history replay at the pace of the socket, without ending the watch', async () => {
+    const note = 'x'.repeat(900);
+    const first = (await s.request('POST', `${BASE}/namespaces/big/events`, sampleEvent('big-0', 'big', { note }))).json();
+    const bodies = Array.from({ length: 199 }, (_, i) => sampleEvent(`big-${i + 1}`, 'big', { note }));
+    for (let i = 0; i < bodies.length; i += 50) await Promise.all(bodies.slice(i, i + 50).map((b) => s.request('POST', `${BASE}/namespaces/big/events`, b)));
+    // Below the 32 MiB per-watcher bound, but far more than one socket write: both must arrive whole.
+    const initial = s.watch(`${BASE}/namespaces/big/events?watch=1&timeoutSeconds=2`);
+    const replay = s.watch(`${BASE}/namespaces/big/events?watch=1&timeoutSeconds=2&resourceVersion=${first.metadata.resourceVersion}`);
+    await Promise.all([initial.closed, replay.closed]);
+    assert.equal(initial.frames.filter((f) => f.type === 'ADDED').length, 200);
+    assert.equal(replay.frames.filter((f) => f.type === 'ADDED').length, 199);
+  });
+
   it('watches one object on the /watch/ path and ends at timeoutSeconds', async () => {
     const w = s.watch(`${BASE}/watch/namespaces/w2/events/one?timeoutSeconds=1`);
     await s.request('POST', `${BASE}/namespaces/w2/events`, sampleEvent('other', 'w2'));

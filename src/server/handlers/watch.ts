@@ -20,6 +20,9 @@ import { toTable } from './table.ts';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'cluster.io/initial-events-end';
 
+/** Bytes of initial/replayed frames written per step before waiting for the socket. */
+const FIRST_CHUNK = 64 * 1024;
+
 export const watchSettings = {
   /** --min-request-timeout: a watch without timeoutSeconds lasts a random time in [min, 2·min). */
   minRequestTimeoutSeconds: 1800,
@@ -71,6 +74,8 @@ class WatchStream {
   #ended = false;
   #live = false;
   #pending: { ev: CacheEvent; type: WatchEventType }[] = [];
+  /** Bytes of live changes held back while the initial state or history is still being sent. */
+  #pendingBytes = 0;
   #lastRV = 0;
   #cw: CacheWatch | undefined;
   #timers: NodeJS.Timeout[] = [];
@@ -105,7 +110,7 @@ class WatchStream {
       this.#timers.push(setInterval(() => this.#periodicBookmark(), watchSettings.bookmarkIntervalMs));
       if (timeoutMs > 4000) this.#longTimeout(() => this.#periodicBookmark(), timeoutMs - 2000);
     }
-    if (cw.initial) void this.#sendInitial(cw.initial, cw.startRV, initialEndBookmark);
+    if (cw.initial || cw.replay) void this.#sendFirst(cw, initialEndBookmark);
     else this.#goLive();
   }
 
@@ -115,13 +120,27 @@ class WatchStream {
     this.#timers.push(setTimeout(() => (ms > step ? this.#longTimeout(fn, ms - step) : fn()), step));
   }
 
-  async #sendInitial(initial: Iterable<CacheEntry>, rv: number, endBookmark: boolean): Promise<void> {
-    for (const entry of initial) {
-      if (this.#ended) return;
-      this.#push(this.#frameFor('ADDED', entry));
+  /**
+   * The initial state (or the replayed history) goes out at the socket's pace: write a chunk, wait for drain, pull
+   * more. Live changes arriving meanwhile wait in #pending.
+   */
+  async #sendFirst(cw: CacheWatch, endBookmark: boolean): Promise<void> {
+    const paced = async (frame: Buffer) => {
+      this.#push(frame);
+      if (this.#queued < FIRST_CHUNK) return;
+      this.#flush();
       if (this.#blocked) await new Promise<void>((r) => this.ctx.res.once('drain', () => r()).once('close', () => r()));
+    };
+    for (const entry of cw.initial ?? []) {
+      if (this.#ended) return;
+      await paced(this.#frameFor('ADDED', entry));
     }
-    if (endBookmark) this.#push(this.#bookmark(rv, true));
+    for (const { ev, type } of cw.replay ?? []) {
+      if (this.#ended) return;
+      this.#lastRV = ev.rv;
+      await paced(this.n.as === 'Table' || this.ctx.scope.convert ? this.#frameFor(type, ev.entry) : ev.frame(type));
+    }
+    if (endBookmark) this.#push(this.#bookmark(cw.startRV, true));
     this.#goLive();
   }
 
@@ -129,6 +148,7 @@ class WatchStream {
     this.#live = true;
     for (const p of this.#pending) this.#deliver(p.ev, p.type);
     this.#pending = [];
+    this.#pendingBytes = 0;
     this.#flush();
   }
 
@@ -136,8 +156,8 @@ class WatchStream {
     if (this.#ended) return;
     if (!this.#live) {
       this.#pending.push({ ev, type });
-      this.#queued += ev.entry.value.length;
-      if (this.#queued > watchSettings.maxQueuedBytes) this.end();
+      this.#pendingBytes += ev.entry.value.length;
+      if (this.#pendingBytes > watchSettings.maxQueuedBytes) this.end();
       return;
     }
     this.#deliver(ev, type);

@@ -84,8 +84,11 @@ describe('Cacher', () => {
     await storage.guaranteedUpdate('/o/ns0/w1', { tryUpdate: () => ({ object: obj('ns0', 'w1', 'blue') }) });
     await cacher.waitForConsistentRead();
     const seen: string[] = [];
-    const w = cacher.watch('/o/ns0/', { fromRV: from, sendInitialEvents: false, predicate: byColor('red', true) }, { onEvent: (ev, t) => seen.push(`${t} ${ev.entry.key}`), onError: () => {} });
+    const w = cacher.watch('/o/ns0/', { fromRV: from, sendInitialEvents: false, predicate: byColor('red', true) }, { onEvent: (ev, t) => seen.push(`live ${t} ${ev.entry.key}`), onError: () => {} });
+    for (const { ev, type } of w.replay ?? []) seen.push(`${type} ${ev.entry.key}`);
+    await storage.create('/o/ns0/w2', obj('ns0', 'w2', 'red'));
+    await cacher.waitForConsistentRead();
     w.stop();
-    assert.deepEqual(seen, ['ADDED /o/ns0/w1', 'DELETED /o/ns0/w1']);
+    assert.deepEqual(seen, ['ADDED /o/ns0/w1', 'DELETED /o/ns0/w1', 'live ADDED /o/ns0/w2']);
   });
 });

@@ -68,6 +68,8 @@ export interface CacheWatchOptions {
 export interface CacheWatch {
   /** The current state to send first as ADDED (already filtered), when sendInitialEvents was asked for. */
   initial: Iterable<CacheEntry> | undefined;
+  /** Kept changes after the requested revision, to send before live ones (resuming from the in-memory history). */
+  replay?: Iterable<{ ev: CacheEvent; type: WatchEventType }>;
   /** The revision the initial state (or the start of the watch) corresponds to. */
   startRV: number;
   stop(): void;
@@ -348,8 +350,8 @@ export class Cacher {
   }
 
   /**
-   * Starts a watch. Changes are passed to `consumer` synchronously as they arrive (history replay included, before
-   * this method returns when resuming from the ring), so the consumer must queue and pace them itself.
+   * Starts a watch. Live changes are passed to `consumer` synchronously as they arrive, so the consumer must queue
+   * and pace them; the initial state and history replay come back as iterables to pull at the consumer's pace.
    */
   watch(prefix: string, opts: CacheWatchOptions, consumer: WatchConsumer): CacheWatch {
     if (opts.sendInitialEvents) {
@@ -361,15 +363,17 @@ export class Cacher {
     }
     const from = opts.fromRV;
     if (from >= this.#historyFloor) {
-      const w: Watcher = { prefix, predicate: opts.predicate, consumer, afterRV: from };
-      // Replay kept history after `from`, then go live; both run synchronously so nothing slips between.
+      // Kept history after `from` is captured now (references only) and sent first; live changes after the current
+      // revision follow, so nothing slips between or arrives twice.
+      const w: Watcher = { prefix, predicate: opts.predicate, consumer, afterRV: Math.max(from, this.#rv) };
+      const kept: CacheEvent[] = [];
       const cap = this.#history.length;
       for (let i = 0; i < this.#historyLen; i++) {
         const ev = this.#history[(this.#historyStart + i) % cap]!;
-        if (ev.rv > from && ev.entry.key.startsWith(prefix)) dispatch(w, ev);
+        if (ev.rv > from && ev.entry.key.startsWith(prefix)) kept.push(ev);
       }
       this.#watchers.add(w);
-      return { initial: undefined, startRV: from, stop: () => this.#watchers.delete(w) };
+      return { initial: undefined, replay: replayOf(kept, opts.predicate), startRV: from, stop: () => this.#watchers.delete(w) };
     }
     // Older than the ring: a storage watch of its own replays the revision log (or reports Expired).
     const w: Watcher = { prefix, predicate: opts.predicate, consumer, afterRV: from };
@@ -402,22 +406,27 @@ export class Cacher {
   }
 }
 
-/** Reports a change to a watcher with the type its predicate sees (upstream cacher semantics). */
-function dispatch(w: Watcher, ev: CacheEvent): void {
-  const pred = w.predicate;
-  if (pred.everything) {
-    w.consumer.onEvent(ev, ev.type);
-    return;
-  }
+/** The type a watcher with `pred` sees for a change, or undefined when it sees nothing (upstream cacher rules). */
+function typeFor(pred: Predicate, ev: CacheEvent): WatchEventType | undefined {
+  if (pred.everything) return ev.type;
   const cur = pred.matches(ev.entry.attrs);
-  if (ev.type !== 'MODIFIED') {
-    if (cur) w.consumer.onEvent(ev, ev.type);
-    return;
-  }
+  if (ev.type !== 'MODIFIED') return cur ? ev.type : undefined;
   const was = ev.prev !== undefined && pred.matches(ev.prev.attrs);
-  if (cur && was) w.consumer.onEvent(ev, 'MODIFIED');
-  else if (cur) w.consumer.onEvent(ev, 'ADDED');
-  else if (was) w.consumer.onEvent(ev, 'DELETED');
+  if (cur && was) return 'MODIFIED';
+  if (cur) return 'ADDED';
+  return was ? 'DELETED' : undefined;
+}
+
+function dispatch(w: Watcher, ev: CacheEvent): void {
+  const type = typeFor(w.predicate, ev);
+  if (type) w.consumer.onEvent(ev, type);
+}
+
+function* replayOf(kept: CacheEvent[], pred: Predicate): Generator<{ ev: CacheEvent; type: WatchEventType }> {
+  for (const ev of kept) {
+    const type = typeFor(pred, ev);
+    if (type) yield { ev, type };
+  }
 }
 
 function* filtered(tree: Tree, prefix: string, pred: Predicate): Generator<CacheEntry> {
