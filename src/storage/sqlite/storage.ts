@@ -127,9 +127,13 @@ export class SqliteStorage implements Storage {
   async create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredObject> {
     for (;;) {
       this.checkOpen();
-      const view = this.view(key);
-      if (view.stored) {
-        if (await this.settledIfPending(key, view)) continue;
+      // Existence only: no need to read the value (the hot path of every create).
+      const p = this.commits.pendingFor(key);
+      if (p ? p.type !== TYPE_DELETED : this.stmts.currentRv.get(key) !== undefined) {
+        if (p) {
+          await this.commits.settled(key);
+          continue;
+        }
         throw new StorageError('KeyExists', key, `key already exists: ${key}`);
       }
       const w = await this.commits.write(key, TYPE_ADDED, null, this.deadline(ttlSeconds), (rv) => this.encodeAt(obj, rv));
