@@ -2,7 +2,7 @@
  * BENCHMARKS.md: a header (machine, Node, date, mode, tools and how load was generated), the goal table of
  * issue 4 (met / not met with the gap), then one section per scenario with its figures (min / **median** / max).
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { MachineInfo } from './machine.ts';
 import { fmt, type GoalResult } from './stats.ts';
 
@@ -82,6 +82,9 @@ export function renderReport(r: ReportInput): string {
     '',
   );
   out.push(table({ head: ['#', 'Goal', 'Target', 'Median', 'Worst', 'Pairs / runs', 'Verdict', 'Gap'], rows: goalRows(goals) }), '');
+  // The hand-written analysis of unmet goals (profiles and plans) travels with every generated report.
+  const gaps = new URL('../gaps.md', import.meta.url);
+  if (existsSync(gaps)) out.push(readFileSync(gaps, 'utf8').trim(), '');
   for (const s of r.sections) {
     out.push(`## ${s.title}`, '');
     if (s.intro) out.push(s.intro, '');
