@@ -6,7 +6,7 @@
 import type { FieldSet } from './fieldset.ts';
 import { fieldElement, peString, type PathElement } from './pathelement.ts';
 import { fieldType, type ListNode, OPAQUE, type TypeNode } from './typeschema.ts';
-import { isMap, listItemPE, TypedError } from './typed.ts';
+import { isMap, listItemAt, listItemPE, TypedError } from './typed.ts';
 
 const emptyList = (v: unknown): boolean => v === undefined || v === null || (Array.isArray(v) && v.length === 0);
 const emptyMap = (v: unknown): boolean => v === undefined || v === null || (isMap(v) && Object.keys(v).length === 0);
@@ -46,13 +46,7 @@ function indexList(t: ListNode, list: unknown[], allowDuplicates: boolean): Inde
   const pes: PathElement[] = [];
   const observed = new Map<string, unknown>();
   list.forEach((item, i) => {
-    let pe: PathElement;
-    try {
-      pe = listItemPE(t, item);
-    } catch (e) {
-      if (e instanceof TypedError) throw new TypedError(`element ${i}: ${e.message}`);
-      throw e;
-    }
+    const pe = listItemAt(t, item, i);
     if (observed.has(pe.s)) {
       if (!allowDuplicates) throw new TypedError(`duplicate entries for key ${peString(pe)}`);
       observed.set(pe.s, null);

@@ -18,6 +18,16 @@ export function isMap(v: unknown): v is Record<string, unknown> {
 }
 
 /** The path element naming one item of an associative list: its key fields, or its value for a set. */
+/** listItemPE for the i-th element, its errors prefixed with the element's index. */
+export function listItemAt(t: ListNode, item: unknown, i: number): PathElement {
+  try {
+    return listItemPE(t, item);
+  } catch (e) {
+    if (e instanceof TypedError) throw new TypedError(`element ${i}: ${e.message}`);
+    throw e;
+  }
+}
+
 export function listItemPE(t: ListNode, item: unknown): PathElement {
   if (t.keys.length > 0) {
     if (item === null) throw new TypedError('associative list with keys may not have a null element');
@@ -126,13 +136,7 @@ function walkCompare(l: unknown, r: unknown, t: TypeNode, path: PathElement[], c
 
 function indexItems(t: ListNode, list: unknown[], order: PathElement[], into: Map<string, unknown[]>): void {
   list.forEach((item, i) => {
-    let pe: PathElement;
-    try {
-      pe = listItemPE(t, item);
-    } catch (e) {
-      if (e instanceof TypedError) throw new TypedError(`element ${i}: ${e.message}`);
-      throw e;
-    }
+    const pe = listItemAt(t, item, i);
     const seen = into.get(pe.s);
     if (seen !== undefined) seen.push(item);
     else {
