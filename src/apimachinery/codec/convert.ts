@@ -28,7 +28,8 @@ function addProblem(st: WalkState, p: string): void {
   if (st.problems.length < MAX_PROBLEMS && !st.problems.includes(p)) st.problems.push(p);
 }
 
-function jsonKind(v: unknown): string {
+/** The JSON kind as Go's decoder names it in type errors. */
+export function jsonKind(v: unknown): string {
   if (typeof v === 'string') return 'string';
   if (typeof v === 'number') return 'number';
   if (typeof v === 'boolean') return 'bool';

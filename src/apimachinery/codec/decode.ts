@@ -7,7 +7,7 @@
 import type { Definitions } from '../schema.ts';
 import { newBadRequest, type StatusError } from '../errors.ts';
 import { compiledStruct, type StructNode } from './compile.ts';
-import { DecodeError, isObject, walkStruct, type WalkState } from './convert.ts';
+import { DecodeError, isObject, jsonKind, walkStruct, type WalkState } from './convert.ts';
 import { checkSyntax } from './jsonsyntax.ts';
 import { parseExact, scanFast, type ExactSides } from './jsonscan.ts';
 import type { DecodeResult } from './types.ts';
@@ -37,13 +37,6 @@ function summarize(body: Buffer): string {
 
 function unrecognized(sn: StructNode, message: string, body: Buffer): StatusError {
   return newBadRequest(`the object provided is unrecognized (must be of type ${sn.kind}): ${message} (${summarize(body)})`);
-}
-
-function jsonKind(v: unknown): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return 'number';
-  if (typeof v === 'boolean') return 'bool';
-  return Array.isArray(v) ? 'array' : 'object';
 }
 
 // Upstream first reads only kind/apiVersion into a small struct; its type errors make the object unrecognized.

@@ -2,16 +2,11 @@
  * The Table view of Events (kubernetes `pkg/printers/internalversion/printers.go`, the core Event printer that
  * events.k8s.io shares). The wide set is always produced; kubectl hides priority-1 columns unless `-o wide`.
  */
+import type { TableColumnDefinition } from '../../apis/meta/v1/types.ts';
 import type { Event } from '../../apis/events/v1/types.ts';
 import { humanDuration } from '../../apimachinery/duration-human.ts';
 
-export interface TableColumnDefinition {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  priority: number;
-}
+export type { TableColumnDefinition };
 
 const col = (name: string, priority: number, description: string, format = ''): TableColumnDefinition => ({
   name,

@@ -1,5 +1,5 @@
 /** What every REST handler gets: the request, its parsed info and identity, and the resource it addresses. */
-import type { KubeObject } from '../../apis/meta/v1/types.ts';
+import type { KubeObject, TableColumnDefinition } from '../../apis/meta/v1/types.ts';
 import { relabelFieldSelector } from '../../apimachinery/fields/relabel.ts';
 import type { ListOptions } from '../../apimachinery/list-options.ts';
 import type { Definitions } from '../../apimachinery/schema.ts';
@@ -9,13 +9,7 @@ import type { UserInfo } from '../filters/authentication.ts';
 import type { Request, Response } from '../http-types.ts';
 import type { RequestInfo } from '../request-info.ts';
 
-export interface TableColumn {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  priority: number;
-}
+export type TableColumn = TableColumnDefinition;
 
 /** One served resource at one group/version (upstream's RequestScope). */
 export interface ResourceScope {

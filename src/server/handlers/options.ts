@@ -5,9 +5,10 @@
 import type { DeleteOptions, Preconditions } from '../../apis/meta/v1/types.ts';
 import type { FieldValidation } from '../../apimachinery/codec/decode.ts';
 import { newBadRequest, newInvalidOptions } from '../../apimachinery/errors.ts';
-import { type FieldError, byteLength, forbidden, invalid, notSupported, required, tooLong } from '../../apimachinery/field.ts';
+import { type FieldError, forbidden, invalid, notSupported, required } from '../../apimachinery/field.ts';
 import { managerFromUserAgent } from '../../apimachinery/managedfields/index.ts';
 import { parseBoolParam, parseIntParam } from '../../apimachinery/query.ts';
+import { validateFieldManager } from '../../apimachinery/validation/objectmeta.ts';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -22,26 +23,6 @@ function validateDryRun(values: string[]): FieldError[] {
   return [notSupported('dryRun', values, ['All'])];
 }
 
-/** Validates fieldManager as upstream: at most 128 bytes, printable characters only. */
-export function validateFieldManager(fm: string): FieldError[] {
-  if (byteLength(fm) > 128) return [tooLong('fieldManager', 128)];
-  let pos = 0;
-  for (const ch of fm) {
-    const cp = ch.codePointAt(0)!;
-    if (!isPrint(cp)) {
-      return [invalid('fieldManager', fm, `invalid character U+${cp.toString(16).toUpperCase().padStart(4, '0')} (at position ${pos})`)];
-    }
-    pos += Buffer.byteLength(ch, 'utf8');
-  }
-  return [];
-}
-
-/** Go's unicode.IsPrint, close enough: no control characters, no unassigned/format/separator codes besides space. */
-function isPrint(cp: number): boolean {
-  if (cp === 0x20) return true;
-  return /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(String.fromCodePoint(cp));
-}
-
 /**
  * CreateOptions / UpdateOptions / PatchOptions from the query string, validated in upstream's order: (patch only:
  * fieldManager required for apply, force forbidden otherwise), fieldManager, dryRun, fieldValidation.
@@ -53,7 +34,7 @@ export function parseWriteOptions(kind: 'CreateOptions' | 'UpdateOptions' | 'Pat
   const errs: FieldError[] = [];
   if (patch && !patch.apply && q.has('force')) errs.push(forbidden('force', 'may not be specified for non-apply patch'));
   if (patch?.apply && fm === '') errs.push(required('fieldManager', 'is required for apply patch'));
-  errs.push(...validateFieldManager(fm));
+  errs.push(...validateFieldManager(fm, 'fieldManager'));
   errs.push(...validateDryRun(dryRun));
   if (!['', 'Ignore', 'Warn', 'Strict'].includes(fv)) errs.push(notSupported('fieldValidation', fv, ['', 'Ignore', 'Strict', 'Warn']));
   if (errs.length) throw newInvalidOptions(kind, errs);

@@ -2,6 +2,7 @@
  * The REST endpoints of a resource, described once and rendered by both the v2 and the v3 writers: paths, their
  * operations, query parameters (per the spec's applicability table), bodies and responses.
  */
+import { PATCH_MEDIA_TYPES } from '../negotiation.ts';
 import type { APIResourceInfo } from '../discovery/types.ts';
 import { API_RESOURCE_LIST, DELETE_OPTIONS, PATCH, STATUS, WATCH_EVENT } from './meta-definitions.ts';
 
@@ -64,12 +65,8 @@ const queryFor = (kind: Kind): QueryParam[] =>
 
 const JSON_YAML = ['application/json', 'application/yaml'];
 const STREAM = 'application/json;stream=watch';
-export const PATCH_TYPES = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-  'application/apply-patch+yaml',
-];
+/** The PATCH body types the handler accepts, as OpenAPI lists them. */
+export const PATCH_TYPES: string[] = [...PATCH_MEDIA_TYPES];
 
 /** Operation id infix, as kube builds it: `events.cluster.io`/v1 → `EventsV1`, core → `CoreV1`. */
 function groupVersionName(group: string, version: string): string {

@@ -69,3 +69,12 @@ export interface DeleteOptions extends TypeMeta {
   dryRun?: string[];
   ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
+
+/** A column of a meta.k8s.io/v1 Table. */
+export interface TableColumnDefinition {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
