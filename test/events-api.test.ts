@@ -98,6 +98,18 @@ describe('create and read', () => {
     assert.equal(sel.json().message, 'field label not supported: involvedObject.name');
   });
 
+  it('honours ?timeout= (a Go duration) and refuses a bad one', async () => {
+    const bad = await s.request('GET', `${BASE}/namespaces/ns1/events?timeout=soon`);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json().message, 'invalid timeout specified in the request URL');
+    const ok = await s.request('GET', `${BASE}/namespaces/ns1/events?timeout=32s`);
+    assert.equal(ok.status, 200);
+    // Waiting for a resourceVersion the server has not reached outlasts a 500ms deadline.
+    const slow = await s.request('GET', `${BASE}/namespaces/ns1/events?resourceVersion=999999999&resourceVersionMatch=NotOlderThan&timeout=500ms`);
+    assert.equal(slow.status, 504);
+    assert.deepEqual(slow.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Timeout: request did not complete within the allotted timeout', reason: 'Timeout', details: {}, code: 504 });
+  });
+
   it('fieldValidation: Strict fails, Warn warns', async () => {
     const strict = await s.request('POST', `${BASE}/namespaces/ns1/events?fieldValidation=Strict`, { ...sampleEvent('fv', 'ns1'), bogus: 1 });
     assert.equal(strict.status, 400);

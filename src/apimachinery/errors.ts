@@ -206,7 +206,7 @@ export function newTooManyRequests(message: string, retryAfterSeconds: number): 
 export function newTimeout(message: string, retryAfterSeconds: number, causes?: StatusCause[]): StatusError {
   const d: StatusDetails = {};
   if (causes) d.causes = causes;
-  d.retryAfterSeconds = retryAfterSeconds;
+  if (retryAfterSeconds > 0) d.retryAfterSeconds = retryAfterSeconds;
   return new StatusError(504, 'Timeout', `Timeout: ${message}`, d);
 }
 

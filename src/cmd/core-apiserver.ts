@@ -95,6 +95,7 @@ export async function run(argv: string[]): Promise<number> {
     servedPrefixes: ['/apis/events.cluster.io/v1', '/api/v1'],
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
+    requestTimeoutMs: opts.requestTimeoutMs,
   });
   const port = await server.listen();
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;

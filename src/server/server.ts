@@ -6,7 +6,8 @@
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { newBadRequest, newNotFoundPath, newUnauthorized } from '../apimachinery/errors.ts';
+import { newBadRequest, newNotFoundPath, newTimeout, newUnauthorized } from '../apimachinery/errors.ts';
+import { parseGoDuration } from '../apimachinery/duration.ts';
 import { log } from '../util/log.ts';
 import { authorize, forbiddenError, isPublicPath } from './filters/authorization.ts';
 import { type UserInfo, userFromPeerCertificate } from './filters/authentication.ts';
@@ -34,6 +35,8 @@ export interface ServerConfig {
   /** --max-requests-inflight / --max-mutating-requests-inflight; 0 = unlimited. */
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** --request-timeout: the longest a non-watch request may take (a `?timeout=` may only shorten it). */
+  requestTimeoutMs: number;
 }
 
 const MUTATING_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -136,6 +139,7 @@ export class APIServer {
       if (e instanceof RequestInfoError) throw newNotFoundPath();
       throw e;
     }
+    if (info.verb !== 'watch') this.#deadline(res, query);
     if (!isPublic && info.verb !== 'watch' && !this.#admit(info.verb, res)) {
       writeText(res, 429, 'Too many requests, please try again later.\n', { 'retry-after': '1' });
       return;
@@ -170,6 +174,29 @@ export class APIServer {
       this.#users.set(conn, user);
     }
     return user;
+  }
+
+  /**
+   * The request deadline (upstream WithRequestDeadline + the timeout filter): `?timeout=` (a Go duration, capped at
+   * --request-timeout), answered with 504 Timeout when the handler has not answered by then.
+   */
+  #deadline(res: Response, query: URLSearchParams): void {
+    let ms = this.#cfg.requestTimeoutMs;
+    const param = query.get('timeout');
+    if (param) {
+      let asked: number;
+      try {
+        asked = parseGoDuration(param);
+      } catch {
+        throw newBadRequest('invalid timeout specified in the request URL');
+      }
+      if (asked > 0) ms = ms > 0 ? Math.min(ms, asked) : asked;
+    }
+    if (ms <= 0) return;
+    const timer = setTimeout(() => {
+      if (!res.headersSent) writeError(res, newTimeout('request did not complete within the allotted timeout', 0));
+    }, Math.min(ms, 2 ** 31 - 1));
+    res.once('close', () => clearTimeout(timer));
   }
 
   /**
