@@ -14,7 +14,7 @@ export const CORE_EVENTS_OPENAPI: OpenAPIResource = {
     singular: SINGULAR,
     kind: KIND,
     namespaced: true,
-    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    verbs: eventsV1.VERBS,
     shortNames: SHORT_NAMES,
     // Both views share one storage version, events.cluster.io/v1 (upstream both hash core v1's).
     storageVersionHash: storageVersionHash(eventsV1.GROUP, eventsV1.VERSION, eventsV1.KIND),

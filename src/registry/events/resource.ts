@@ -1,6 +1,6 @@
 /** The events.cluster.io/v1 Event resource as discovery and OpenAPI describe it (one source for both). */
 import { EVENT, EVENT_LIST } from '../../apis/events/v1/schema.ts';
-import { GROUP, KIND, RESOURCE, SHORT_NAMES, SINGULAR, VERSION } from '../../apis/events/v1/types.ts';
+import { GROUP, KIND, RESOURCE, SHORT_NAMES, SINGULAR, VERBS, VERSION } from '../../apis/events/v1/types.ts';
 import { EVENTS_DEFS } from '../../apimachinery/codec/definitions.ts';
 import type { OpenAPIResource } from '../../server/openapi/types.ts';
 
@@ -12,7 +12,7 @@ export const EVENTS_OPENAPI: OpenAPIResource = {
     singular: SINGULAR,
     kind: KIND,
     namespaced: true,
-    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    verbs: VERBS,
     shortNames: SHORT_NAMES,
   },
   definition: EVENT,

@@ -4,7 +4,7 @@
  * and `reportingComponent`/`reportingInstance` are always written (structs, or strings without omitempty).
  */
 import { type Definition, type Definitions, defineAll, prop, str, int32, ref } from '../../../apimachinery/schema.ts';
-import { LIST_META, MICRO_TIME, OBJECT_META, TIME, metaDefinitions, typeMeta } from '../../meta/v1/schema.ts';
+import { MICRO_TIME, OBJECT_META, TIME, metaDefinitions, typeMeta, listDefinition } from '../../meta/v1/schema.ts';
 import { EVENT_SOURCE, OBJECT_REFERENCE, eventDefinitions } from '../../events/v1/schema.ts';
 import { GROUP, KIND, LIST_KIND, VERSION } from './types.ts';
 
@@ -48,17 +48,7 @@ export const coreEventDefinitions: Definition[] = [
       prop('reportingInstance', str('ID of the controller instance.'), true),
     ],
   },
-  {
-    name: CORE_EVENT_LIST,
-    description: 'A list of Events.',
-    required: ['items'],
-    gvk: [{ group: GROUP, version: VERSION, kind: LIST_KIND }],
-    properties: [
-      ...typeMeta,
-      prop('metadata', ref(LIST_META, 'Standard list metadata.'), true),
-      prop('items', { type: 'array', items: ref(CORE_EVENT), description: 'The Events of the list.' }, true),
-    ],
-  },
+  listDefinition(CORE_EVENT_LIST, CORE_EVENT, { group: GROUP, version: VERSION, kind: LIST_KIND }, 'A list of Events.', 'The Events of the list.'),
 ];
 
 /** Everything the core Event definitions reach (meta/v1, the shared ObjectReference and EventSource), built once. */

@@ -1,6 +1,6 @@
 /** events.cluster.io/v1 definitions (descriptions follow the spec, document 1). */
 import { type Definition, prop, str, int32, ref } from '../../../apimachinery/schema.ts';
-import { LIST_META, MICRO_TIME, OBJECT_META, TIME, typeMeta } from '../../meta/v1/schema.ts';
+import { MICRO_TIME, OBJECT_META, TIME, typeMeta, listDefinition } from '../../meta/v1/schema.ts';
 import { GROUP, KIND, LIST_KIND, VERSION } from './types.ts';
 
 export const EVENT = 'io.cluster.api.events.v1.Event';
@@ -64,15 +64,5 @@ export const eventDefinitions: Definition[] = [
       prop('deprecatedCount', int32('Deprecated; kept for the older core Event type.')),
     ],
   },
-  {
-    name: EVENT_LIST,
-    description: 'A list of Events.',
-    required: ['items'],
-    gvk: [{ group: GROUP, version: VERSION, kind: LIST_KIND }],
-    properties: [
-      ...typeMeta,
-      prop('metadata', ref(LIST_META, 'Standard list metadata.'), true),
-      prop('items', { type: 'array', items: ref(EVENT), description: 'The Events of the list.' }, true),
-    ],
-  },
+  listDefinition(EVENT_LIST, EVENT, { group: GROUP, version: VERSION, kind: LIST_KIND }, 'A list of Events.', 'The Events of the list.'),
 ];

@@ -9,6 +9,8 @@ export const LIST_KIND = 'EventList';
 export const RESOURCE = 'events';
 export const SINGULAR = 'event';
 export const SHORT_NAMES = ['ev'];
+/** Every verb the Event resource serves, in both API views. */
+export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 export const GROUP_RESOURCE = { group: GROUP, resource: RESOURCE } as const;
 
 export interface ObjectReference {

@@ -15,6 +15,21 @@ export const typeMeta = [
   prop('apiVersion', str('Versioned schema of this representation. The server converts recognized schemas and may reject unrecognized values.')),
 ];
 
+/** The `<Kind>List` definition of a kind: typeMeta, list metadata and the items (always emitted, as Go does). */
+export function listDefinition(name: string, itemDefinition: string, gvk: { group: string; version: string; kind: string }, description: string, itemsDescription: string): Definition {
+  return {
+    name,
+    description,
+    required: ['items'],
+    gvk: [gvk],
+    properties: [
+      ...typeMeta,
+      prop('metadata', ref(LIST_META, 'Standard list metadata.'), true),
+      prop('items', { type: 'array', items: ref(itemDefinition), description: itemsDescription }, true),
+    ],
+  };
+}
+
 export const metaDefinitions: Definition[] = [
   {
     name: TIME,
