@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { StorageError } from '../interface.ts';
 import type { Statements } from './schema.ts';
-import { TYPE_DELETED } from './schema.ts';
+import { MULTI_ROWS, MultiRowStatements, TYPE_DELETED } from './schema.ts';
 
 /** One write, as queued and, after the commit, handed to the watch fan-out. */
 export interface PendingWrite {
@@ -58,13 +58,8 @@ export class GroupCommitter {
   ) {
     this.committedRev = committedRev;
     this.nextRev = committedRev + 1;
-    this.commitTx = db.transaction((batch: Queued[]) => {
-      for (const w of batch) {
-        stmts.insertLog.run(w.rv, w.key, w.type, w.value, w.prevRv, w.expiresAt ?? null);
-        if (w.type === TYPE_DELETED) stmts.deleteCurrent.run(w.key);
-        else stmts.upsertCurrent.run(w.key, w.rv, w.expiresAt ?? null);
-      }
-    });
+    const multi = new MultiRowStatements(db);
+    this.commitTx = db.transaction((batch: Queued[]) => writeBatch(stmts, multi, batch));
   }
 
   /** The latest not yet committed write of `key`, if any. */
@@ -147,4 +142,40 @@ export class GroupCommitter {
     for (const w of batch) w.resolve(w);
     settled.resolve();
   }
+}
+
+/**
+ * The rows of one group: log rows in chunks of MULTI_ROWS (their order does not matter, each has its own rv), and
+ * the `current` changes in batch order: runs of upserts in chunks, each delete on its own, so that a later write
+ * to the same key still wins.
+ */
+function writeBatch(stmts: Statements, multi: MultiRowStatements, batch: readonly PendingWrite[]): void {
+  const params: unknown[] = [];
+  for (let i = 0; i < batch.length; i += MULTI_ROWS) {
+    const end = Math.min(i + MULTI_ROWS, batch.length);
+    params.length = 0;
+    for (let j = i; j < end; j++) {
+      const w = batch[j]!;
+      params.push(w.rv, w.key, w.type, w.value, w.prevRv, w.expiresAt ?? null);
+    }
+    multi.log(end - i).run(params);
+  }
+  let run = 0;
+  params.length = 0;
+  const flushRun = (): void => {
+    if (run === 0) return;
+    multi.current(run).run(params);
+    run = 0;
+    params.length = 0;
+  };
+  for (const w of batch) {
+    if (w.type === TYPE_DELETED) {
+      flushRun();
+      stmts.deleteCurrent.run(w.key);
+      continue;
+    }
+    params.push(w.key, w.rv, w.expiresAt ?? null);
+    if (++run === MULTI_ROWS) flushRun();
+  }
+  flushRun();
 }

@@ -65,6 +65,36 @@ describe('sqlite backend', () => {
     await s.close();
   });
 
+  it('one large group with repeated keys (multi-row statements): the last write of each key wins, in and after the commit', async () => {
+    const path = dbPath();
+    const s = open(path, { groupCommitMaxWaitMs: 2 });
+    const value = (cur: { value: Buffer } | null, data: unknown) => ({ object: { ...jsonCodec.decode(cur!.value), data } });
+    const writes: Promise<unknown>[] = [];
+    for (let i = 0; i < 70; i++) writes.push(s.create(`/m/ns/o${i}`, obj(`o${i}`, 0)));
+    // Chains on some keys inside the same group: update, delete, re-create, update.
+    writes.push(s.guaranteedUpdate('/m/ns/o5', { tryUpdate: (cur) => value(cur, 1) }));
+    writes.push(s.delete('/m/ns/o5'));
+    writes.push(s.create('/m/ns/o5', obj('o5', 'again')));
+    writes.push(s.guaranteedUpdate('/m/ns/o5', { tryUpdate: (cur) => value(cur, 'last') }));
+    writes.push(s.delete('/m/ns/o40'));
+    for (let i = 60; i < 70; i++) writes.push(s.guaranteedUpdate(`/m/ns/o${i}`, { tryUpdate: (cur) => value(cur, i) }));
+    await Promise.all(writes);
+    assert.equal(s.stats().transactions, 1);
+    const check = async (st: typeof s) => {
+      assert.equal(await st.count('/m/'), 69);
+      assert.equal(await st.get('/m/ns/o40'), null);
+      assert.equal(jsonCodec.decode((await st.get('/m/ns/o5'))!.value).data, 'last');
+      assert.equal((await st.get('/m/ns/o5'))!.rv, 74);
+      for (let i = 60; i < 70; i++) assert.equal(jsonCodec.decode((await st.get(`/m/ns/o${i}`))!.value).data, i);
+      assert.equal(await st.currentRevision(), 85);
+    };
+    await check(s);
+    await s.close();
+    const again = open(path);
+    await check(again);
+    await again.close();
+  });
+
   it('a refusal caused by a pending write waits for its commit and is decided on committed state', async () => {
     const s = open(dbPath());
     // The duplicate is refused only once the first create has committed...

@@ -24,6 +24,7 @@ import { StorageError } from '../interface.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { compactLog } from './compact.ts';
 import { GroupCommitter, type PendingWrite } from './group-commit.ts';
+import { LiveKeyFilter } from './key-filter.ts';
 import { listAt } from './list.ts';
 import { TYPE_ADDED, TYPE_DELETED, TYPE_MODIFIED, openDatabase, prefixEnd, prepareStatements, type Statements } from './schema.ts';
 import { TtlSweeper } from './ttl-sweeper.ts';
@@ -72,6 +73,8 @@ export class SqliteStorage implements Storage {
   private readonly hub: WatchHub;
   private readonly sweeper: TtlSweeper;
   private readonly checkpointer: Checkpointer;
+  /** Lets a create of a new key skip the existence lookup. */
+  private readonly keys: LiveKeyFilter;
   private compacted: number;
   private closed = false;
 
@@ -85,7 +88,15 @@ export class SqliteStorage implements Storage {
     const head = Math.max((this.stmts.maxRev.get() as number | null) ?? 0, this.compacted);
     const maxWait = Math.min(Math.max(opts.groupCommitMaxWaitMs ?? 0, 0), 2);
     this.hub = new WatchHub(this.stmts, () => this.commits.committedRev, () => this.compacted);
-    this.commits = new GroupCommitter(this.db, this.stmts, head, maxWait, (batch) => this.hub.publish(batch));
+    const stmts = this.stmts;
+    this.keys = new LiveKeyFilter((after, limit) => stmts.keysAfter.all(after, limit) as string[], stmts.countCurrent.get('', prefixEnd('')) as number);
+    this.commits = new GroupCommitter(this.db, this.stmts, head, maxWait, (batch) => {
+      for (const w of batch) {
+        if (w.type === TYPE_ADDED) this.keys.noteAdded(w.key);
+        else if (w.type === TYPE_DELETED) this.keys.noteDeleted();
+      }
+      this.hub.publish(batch);
+    });
     this.sweeper = new TtlSweeper(this.stmts, this.now, opts.sweepIntervalMs ?? 1000, (key, rv) =>
       this.delete(key, {
         validateDeletion: (cur) => {
@@ -127,9 +138,9 @@ export class SqliteStorage implements Storage {
   async create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredObject> {
     for (;;) {
       this.checkOpen();
-      // Existence only: no need to read the value (the hot path of every create).
+      // Existence only: pending state, else the key filter, and only on its "maybe" the database.
       const p = this.commits.pendingFor(key);
-      if (p ? p.type !== TYPE_DELETED : this.stmts.currentRv.get(key) !== undefined) {
+      if (p ? p.type !== TYPE_DELETED : this.keys.mayHave(key) && this.stmts.currentRv.get(key) !== undefined) {
         if (p) {
           await this.commits.settled(key);
           continue;
@@ -245,6 +256,7 @@ export class SqliteStorage implements Storage {
     if (this.closed) return;
     this.commits.flush();
     this.closed = true;
+    this.keys.stop();
     this.sweeper.stop();
     this.hub.closeAll(new StorageError('Internal', '', 'storage closed'));
     await this.checkpointer.stop();
