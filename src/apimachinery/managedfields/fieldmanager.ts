@@ -10,6 +10,7 @@ import { newBadRequest, newUnclassified } from '../errors.ts';
 import type { Definitions } from '../schema.ts';
 import { normalizeConfig } from './config.ts';
 import { newApplyConflict } from './conflict.ts';
+import { compareSignature, CreateFieldsMemo } from './create-memo.ts';
 import { allowedConflictsFromLastApplied, KUBECTL_MANAGER, syncLastApplied } from './lastapplied.ts';
 import {
   capUpdateManagers, cloneManaged, decodeManagedFields, emptyManaged, encodeManagedFields, formatSeconds,
@@ -46,6 +47,11 @@ export class FieldManager {
   private readonly type: MapNode;
   /** What a create is compared with: the empty object in canonical form. */
   private readonly emptyObject: Obj;
+  /** FieldsV1 of untracked creates by shape (see create-memo.ts). */
+  private readonly createMemo = new CreateFieldsMemo();
+  /** formatSeconds of the last second seen: every create within a second records the same time. */
+  private lastSecond = NaN;
+  private lastSecondText = '';
 
   constructor(opts: FieldManagerOptions) {
     this.defs = opts.defs;
@@ -78,9 +84,18 @@ export class FieldManager {
     delete next.metadata.managedFields;
     // Upstream does not start tracking an existing object on a non-apply write (only on create and on apply).
     if (managed.fields.size === 0 && live !== null && live.metadata.uid) return;
+    const nextV = this.view(next);
+    const signature = live === null && managed.fields.size === 0 ? this.createSignature(nextV) : undefined;
+    if (signature !== undefined) {
+      const known = this.createMemo.get(signature);
+      if (known !== undefined) {
+        if (known !== null) next.metadata.managedFields = [this.createEntry(manager || 'unknown', known, now)];
+        return;
+      }
+    }
     try {
       const id = managerIdentity({ manager: manager || 'unknown', operation: 'Update', apiVersion: this.apiVersion });
-      this.recordUpdate(this.view(live), this.view(next), managed, id, now);
+      this.recordUpdate(this.view(live), nextV, managed, id, now);
     } catch (e) {
       if (!(e instanceof TypedError)) throw e;
       // As UpdateNoErrors: keep the previous entries rather than fail the write.
@@ -88,7 +103,35 @@ export class FieldManager {
       return;
     }
     const encoded = encodeManagedFields(managed);
+    if (signature !== undefined && (encoded === undefined || encoded.length === 1)) this.createMemo.set(signature, encoded?.[0]!.fieldsV1 ?? null);
     if (encoded !== undefined) next.metadata.managedFields = encoded;
+  }
+
+  /** The shape key of an untracked create, or undefined when the general code must decide (it throws there). */
+  private createSignature(nextV: Obj): string | undefined {
+    try {
+      return compareSignature(this.emptyObject, nextV, this.type);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The one entry an untracked create records, as encodeManagedFields writes it. */
+  private createEntry(manager: string, fieldsV1: Readonly<Record<string, unknown>>, now: Date): ManagedFieldsEntry {
+    const ms = now.getTime();
+    const second = Math.floor(ms / 1000);
+    if (second !== this.lastSecond) {
+      this.lastSecond = second;
+      this.lastSecondText = formatSeconds(now);
+    }
+    return {
+      manager,
+      operation: 'Update',
+      apiVersion: this.apiVersion,
+      time: this.lastSecondText,
+      fieldsType: 'FieldsV1',
+      fieldsV1: fieldsV1 as ManagedFieldsEntry['fieldsV1'],
+    };
   }
 
   /**

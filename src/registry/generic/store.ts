@@ -78,6 +78,9 @@ export interface WriteOptions {
 
 export class Store {
   readonly #o: StoreOptions;
+  /** creationTimestamp text of the last whole second used: creates within one second share it. */
+  #second = NaN;
+  #secondText = '';
 
   constructor(opts: StoreOptions) {
     this.#o = opts;
@@ -122,7 +125,12 @@ export class Store {
     const m = obj.metadata;
     this.#o.strategy.prepareForCreate(obj);
     m.uid = randomUUID();
-    m.creationTimestamp = new Date(Math.floor(this.#now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    const second = Math.floor(this.#now() / 1000);
+    if (second !== this.#second) {
+      this.#second = second;
+      this.#secondText = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+    }
+    m.creationTimestamp = this.#secondText;
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
     delete m.selfLink;
