@@ -13,10 +13,11 @@ import { authorize, forbiddenError, isPublicPath } from './filters/authorization
 import { type UserInfo, userFromPeerCertificate } from './filters/authentication.ts';
 import type { RequestContext, ResourceScope } from './handlers/context.ts';
 import { activeWatches } from './handlers/watch.ts';
+import { MaxInflight } from './filters/maxinflight.ts';
 import type { HealthChecks } from './healthz.ts';
 import type { Request, Response } from './http-types.ts';
-import { RequestInfoError, parseRequestInfo } from './request-info.ts';
-import { writeError, writeText } from './responsewriters.ts';
+import { type RequestInfo, RequestInfoError, parseRequestInfo } from './request-info.ts';
+import { respondTooManyRequests, writeError, writeText, writeTooManyRequests } from './responsewriters.ts';
 import { findScope, serveResource } from './rest-routes.ts';
 
 /** A non-resource handler: returns true when it answered. */
@@ -39,7 +40,33 @@ export interface ServerConfig {
   requestTimeoutMs: number;
 }
 
-const MUTATING_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+/** What the filters in front of routing know about a request once its URL is parsed. */
+interface Described {
+  pathname: string;
+  query: URLSearchParams;
+  isPublic: boolean;
+  /** The request attributes, or what parsing them threw (answered only after the authentication check). */
+  info: RequestInfo | { error: unknown };
+}
+
+/** Parses the URL the way every filter sees it; throws the 400 a malformed escape gets. */
+function describe(method: string, rawUrl: string): Described {
+  const url = new URL(rawUrl, 'https://localhost');
+  let pathname: string;
+  try {
+    pathname = decodeURIComponent(url.pathname);
+  } catch {
+    throw newBadRequest(`invalid URL escape in path: ${url.pathname}`);
+  }
+  const query = url.searchParams;
+  let info: Described['info'];
+  try {
+    info = parseRequestInfo(method, pathname, query);
+  } catch (error) {
+    info = { error };
+  }
+  return { pathname, query, isPublic: isPublicPath(pathname, method), info };
+}
 
 export class APIServer {
   readonly #cfg: ServerConfig;
@@ -48,13 +75,13 @@ export class APIServer {
   readonly #sessions = new Set<http2.Http2Session>();
   #inflight = 0;
   #idle: (() => void) | undefined;
-  /** Requests currently counted against the max-in-flight limits (upstream WithMaxInFlightLimit). */
-  #readonly = 0;
-  #mutating = 0;
+  /** Upstream WithMaxInFlightLimit. */
+  readonly #limits: MaxInflight;
   readonly #users = new WeakMap<object, UserInfo | null>();
 
   constructor(cfg: ServerConfig) {
     this.#cfg = cfg;
+    this.#limits = new MaxInflight(cfg.maxRequestsInflight, cfg.maxMutatingRequestsInflight);
     this.#server = http2.createSecureServer(
       {
         allowHTTP1: true,
@@ -69,6 +96,7 @@ export class APIServer {
       },
       (req, res) => void this.#handle(req as unknown as Request, res as unknown as Response),
     );
+    this.#refuseEarlyOnHTTP2();
     this.#server.on('secureConnection', (s: Socket) => {
       this.#sockets.add(s);
       s.on('close', () => this.#sockets.delete(s));
@@ -118,31 +146,28 @@ export class APIServer {
   }
 
   async #chain(req: Request, res: Response): Promise<void> {
-    const url = new URL(req.url ?? '/', 'https://localhost');
-    let pathname: string;
-    try {
-      pathname = decodeURIComponent(url.pathname);
-    } catch {
-      throw newBadRequest(`invalid URL escape in path: ${url.pathname}`);
-    }
-    const query = url.searchParams;
+    const method = req.method ?? 'GET';
+    const { pathname, query, isPublic, info: parsed } = describe(method, req.url ?? '/');
     res.setHeader('cache-control', 'no-cache, private');
     const user = this.#userOf(req);
-    const isPublic = isPublicPath(pathname, req.method ?? 'GET');
     if (!user && !isPublic) throw newUnauthorized();
-    let info;
-    try {
-      info = parseRequestInfo(req.method ?? 'GET', pathname, query);
-    } catch (e) {
+    if ('error' in parsed) {
       // Upstream answers a path it cannot parse (e.g. /api/v1/watch) with a plain-text 500; nothing a client sends
       // may be a 5xx here, and no resource lives at such a path: 404.
-      if (e instanceof RequestInfoError) throw newNotFoundPath();
-      throw e;
+      if (parsed.error instanceof RequestInfoError) throw newNotFoundPath();
+      throw parsed.error;
     }
+    const info = parsed;
     if (info.verb !== 'watch') this.#deadline(res, query);
-    if (!isPublic && info.verb !== 'watch' && !this.#admit(info.verb, res)) {
-      writeText(res, 429, 'Too many requests, please try again later.\n', { 'retry-after': '1' });
-      return;
+    // Unlike upstream, members of system:masters are not exempt from the limits: the admin certificate is the one
+    // identity this server authorizes today, and the limits are what keep an overloaded server answering.
+    if (!isPublic && info.verb !== 'watch') {
+      const release = this.#limits.acquire(info.verb);
+      if (!release) {
+        writeTooManyRequests(res);
+        return;
+      }
+      res.once('close', release);
     }
     if (user && !isPublic) {
       const d = authorize(user, info);
@@ -167,13 +192,52 @@ export class APIServer {
    * of a small request, and it cannot change within a TLS connection. HTTP/2 requests share their session's socket.
    */
   #userOf(req: Request): UserInfo | null {
-    const conn = ((req as unknown as { stream?: { session?: object } }).stream?.session ?? req.socket) as object;
+    const session = (req as unknown as { stream?: { session?: http2.ServerHttp2Session } }).stream?.session;
+    return this.#userOfConn(session ?? req.socket, req.socket as TLSSocket);
+  }
+
+  #userOfConn(conn: object, socket: TLSSocket): UserInfo | null {
     let user = this.#users.get(conn);
     if (user === undefined) {
-      user = userFromPeerCertificate(req.socket as TLSSocket);
+      user = userFromPeerCertificate(socket);
       this.#users.set(conn, user);
     }
     return user;
+  }
+
+  /**
+   * While a max-in-flight limit is reached, HTTP/2 requests it would refuse get their 429 from the raw stream, at
+   * header time: no request/response objects, no body read, a prebuilt answer. Under a flood that is most requests,
+   * and they are what the event loop spends its time on. Every other stream goes on to node's compat layer (the
+   * 'request' handler), whose own 'stream' listener is wrapped for that; the decision is the one #chain makes,
+   * and anything unusual (no user, a bad URL, `?timeout=`, Expect, CONNECT) takes the ordinary path.
+   */
+  #refuseEarlyOnHTTP2(): void {
+    const compat = this.#server.listeners('stream');
+    if (compat.length !== 1) return; // not the node layout this relies on: every request takes the ordinary path
+    const forward = compat[0] as (...args: unknown[]) => void;
+    this.#server.removeListener('stream', forward);
+    this.#server.on('stream', (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => {
+      // At -v=3 every request is logged with its latency, which only the ordinary path does.
+      if (this.#limits.saturated && !log.V(3).enabled && this.#refusesAtHeaders(stream, headers)) respondTooManyRequests(stream);
+      else forward.call(this.#server, stream, headers, ...rest);
+    });
+  }
+
+  #refusesAtHeaders(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): boolean {
+    const method = headers[':method'];
+    const path = headers[':path'];
+    if (typeof method !== 'string' || typeof path !== 'string' || method === 'CONNECT' || headers.expect !== undefined) return false;
+    const session = stream.session;
+    if (!session?.socket || !this.#userOfConn(session, session.socket as TLSSocket)) return false;
+    let d: Described;
+    try {
+      d = describe(method, path);
+    } catch {
+      return false;
+    }
+    if (d.isPublic || 'error' in d.info || d.info.verb === 'watch' || d.query.has('timeout')) return false;
+    return this.#limits.full(d.info.verb);
   }
 
   /**
@@ -197,27 +261,6 @@ export class APIServer {
       if (!res.headersSent) writeError(res, newTimeout('request did not complete within the allotted timeout', 0));
     }, Math.min(ms, 2 ** 31 - 1));
     res.once('close', () => clearTimeout(timer));
-  }
-
-  /**
-   * Counts a request against its limit, releasing it when the response closes. Unlike upstream, members of
-   * system:masters are not exempt: the admin certificate is the one identity this server authorizes today, and the
-   * limit is what keeps an overloaded server answering.
-   */
-  #admit(verb: string, res: Response): boolean {
-    const mutating = MUTATING_VERBS.has(verb);
-    const limit = mutating ? this.#cfg.maxMutatingRequestsInflight : this.#cfg.maxRequestsInflight;
-    if (limit <= 0) return true;
-    if (mutating) {
-      if (this.#mutating >= limit) return false;
-      this.#mutating++;
-      res.once('close', () => this.#mutating--);
-    } else {
-      if (this.#readonly >= limit) return false;
-      this.#readonly++;
-      res.once('close', () => this.#readonly--);
-    }
-    return true;
   }
 
   /**
