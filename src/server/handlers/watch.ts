@@ -1,8 +1,8 @@
 /**
  * The watch server (upstream `handlers/watch.go` + the cacher's per-watcher side). Each watcher queues frames that
- * the cache built once for everybody, and writes them as the socket drains. A watcher whose client stops reading
- * is ended once its queue passes a bound (upstream terminates blocked watchers too), so one slow client cannot
- * grow memory.
+ * the cache built once for everybody and writes them once per tick (watch-sink.ts). A watcher whose client stops
+ * reading is ended once its unsent bytes pass a bound (upstream terminates blocked watchers too), so one slow
+ * client cannot grow memory.
  */
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { StatusError, newBadRequest } from '../../apimachinery/errors.ts';
@@ -17,6 +17,7 @@ import { parseIncludeObject, type Negotiated } from '../negotiation.ts';
 import { servedBytes, type RequestContext } from './context.ts';
 import { negotiate } from './get.ts';
 import { toTable } from './table.ts';
+import { FrameSink, type FrameTarget } from './watch-sink.ts';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'cluster.io/initial-events-end';
 
@@ -27,7 +28,7 @@ export const watchSettings = {
   /** --min-request-timeout: a watch without timeoutSeconds lasts a random time in [min, 2·min). */
   minRequestTimeoutSeconds: 1800,
   bookmarkIntervalMs: 60_000,
-  /** Queued bytes after which a watcher that does not read is ended. */
+  /** Unsent bytes after which a watcher that does not read is ended. */
   maxQueuedBytes: 32 * 1024 * 1024,
 };
 
@@ -67,10 +68,13 @@ function andName(p: Predicate, name: string): Predicate {
   return { everything: false, matches: (a) => a.name === name && (p.everything || p.matches(a)) };
 }
 
+/** The response's default high-water mark: past it a watcher counts as behind (no periodic bookmark then). */
+const BEHIND_BYTES = 16 * 1024;
+
 class WatchStream {
-  #queue: Buffer[] = [];
-  #queued = 0;
-  #blocked = false;
+  readonly #sink: FrameSink;
+  /** True when the cache's shared frame bytes are what this watcher is sent (no Table, no view conversion). */
+  readonly #shared: boolean;
   #ended = false;
   #live = false;
   #pending: { ev: CacheEvent; type: WatchEventType }[] = [];
@@ -87,7 +91,10 @@ class WatchStream {
     readonly n: Negotiated,
     readonly include: 'None' | 'Metadata' | 'Object',
     readonly opts: ListOptions,
-  ) {}
+  ) {
+    this.#sink = new FrameSink(ctx.res as unknown as FrameTarget, watchSettings.maxQueuedBytes, () => this.end());
+    this.#shared = n.as !== 'Table' && !ctx.scope.convert;
+  }
 
   start(cw: CacheWatch, initialEndBookmark: boolean): void {
     this.#cw = cw;
@@ -96,10 +103,6 @@ class WatchStream {
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
     (res as { flushHeaders?: () => void }).flushHeaders?.();
     res.on('close', () => this.end());
-    res.on('drain', () => {
-      this.#blocked = false;
-      this.#flush();
-    });
     activeWatches.add(this.#entry);
     const timeoutMs =
       this.opts.timeoutSeconds && this.opts.timeoutSeconds > 0
@@ -126,10 +129,9 @@ class WatchStream {
    */
   async #sendFirst(cw: CacheWatch, endBookmark: boolean): Promise<void> {
     const paced = async (frame: Buffer) => {
-      this.#push(frame);
-      if (this.#queued < FIRST_CHUNK) return;
-      this.#flush();
-      if (this.#blocked) await new Promise<void>((r) => this.ctx.res.once('drain', () => r()).once('close', () => r()));
+      this.#sink.push(frame);
+      if (this.#sink.queuedBytes < FIRST_CHUNK) return;
+      if (!this.#sink.flush() && !this.#ended) await drainOrClose(this.ctx.res);
     };
     for (const entry of cw.initial ?? []) {
       if (this.#ended) return;
@@ -138,9 +140,9 @@ class WatchStream {
     for (const { ev, type } of cw.replay ?? []) {
       if (this.#ended) return;
       this.#lastRV = ev.rv;
-      await paced(this.n.as === 'Table' || this.ctx.scope.convert ? this.#frameFor(type, ev.entry) : ev.frame(type));
+      await paced(this.#shared ? ev.frame(type) : this.#frameFor(type, ev.entry));
     }
-    if (endBookmark) this.#push(this.#bookmark(cw.startRV, true));
+    if (endBookmark) this.#sink.push(this.#bookmark(cw.startRV, true));
     this.#goLive();
   }
 
@@ -149,7 +151,7 @@ class WatchStream {
     for (const p of this.#pending) this.#deliver(p.ev, p.type);
     this.#pending = [];
     this.#pendingBytes = 0;
-    this.#flush();
+    this.#sink.flush();
   }
 
   onEvent(ev: CacheEvent, type: WatchEventType): void {
@@ -165,8 +167,7 @@ class WatchStream {
 
   #deliver(ev: CacheEvent, type: WatchEventType): void {
     this.#lastRV = ev.rv;
-    if (this.n.as === 'Table' || this.ctx.scope.convert) this.#push(this.#frameFor(type, ev.entry));
-    else this.#push(ev.frame(type));
+    this.#sink.push(this.#shared ? ev.frame(type) : this.#frameFor(type, ev.entry));
   }
 
   onError(err: Error): void {
@@ -176,7 +177,7 @@ class WatchStream {
       status = new StatusError(410, 'Expired', `too old resource version: ${err.rv} (${this.ctx.scope.store.cacher.compactedRevision})`);
     } else if (err instanceof StatusError) status = err;
     else status = new StatusError(500, 'InternalError', `Internal error occurred: ${err.message}`);
-    this.#push(Buffer.from(goJSON({ type: 'ERROR', object: status.toStatus() }) + '\n'));
+    this.#sink.push(Buffer.from(goJSON({ type: 'ERROR', object: status.toStatus() }) + '\n'));
     this.end();
   }
 
@@ -206,36 +207,17 @@ class WatchStream {
   }
 
   #periodicBookmark(): void {
-    if (this.#ended || !this.#live || this.#queue.length) return;
+    if (this.#ended || !this.#live || this.#sink.pending || this.#sink.target.writableLength >= BEHIND_BYTES) return;
     // Every change up to the cache's revision has been dispatched to us (synchronously) and written.
     const rv = Math.max(this.#lastRV, this.ctx.scope.store.cacher.resourceVersion);
-    this.#push(this.#bookmark(rv, false));
-  }
-
-  #push(frame: Buffer): void {
-    if (this.#ended) return;
-    this.#queue.push(frame);
-    this.#queued += frame.length;
-    if (this.#queued > watchSettings.maxQueuedBytes) {
-      this.end();
-      return;
-    }
-    if (this.#queue.length === 1) queueMicrotask(() => this.#flush());
-  }
-
-  #flush(): void {
-    if (this.#ended || this.#blocked || this.#queue.length === 0) return;
-    const chunk = this.#queue.length === 1 ? this.#queue[0]! : Buffer.concat(this.#queue);
-    this.#queue = [];
-    this.#queued = 0;
-    const ok = (this.ctx.res as { write(b: Buffer): boolean }).write(chunk);
-    if (!ok) this.#blocked = true;
+    this.#sink.push(this.#bookmark(rv, false));
   }
 
   /** Ends the stream cleanly (chunked EOF, no final frame), as upstream on timeout or shutdown. */
   end(): void {
     if (this.#ended) return;
-    this.#flush();
+    this.#sink.flush();
+    this.#sink.close();
     this.#ended = true;
     activeWatches.delete(this.#entry);
     for (const t of this.#timers) clearTimeout(t);
@@ -243,4 +225,17 @@ class WatchStream {
     const res = this.ctx.res;
     if (!res.destroyed && !(res as { writableEnded?: boolean }).writableEnded) res.end();
   }
+}
+
+/** Resolves when the response drains or closes; both listeners go, so a long initial state does not pile them up. */
+function drainOrClose(res: RequestContext['res']): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
