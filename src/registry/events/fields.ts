@@ -41,3 +41,4 @@ export function eventSelectableFields(ev: Event): Record<string, string> {
     source: ev.deprecatedSource?.component || ev.reportingController || '',
   };
 }
+

@@ -10,14 +10,16 @@ import { EVENTS_DEFS } from '../../apimachinery/codec/definitions.ts';
 import { encode } from '../../apimachinery/codec/encode.ts';
 import { FieldManager } from '../../apimachinery/managedfields/index.ts';
 import { Cacher } from '../../storage/cacher/cacher.ts';
-import type { ObjectAttrs } from '../../storage/cacher/types.ts';
+import type { CacheEntry, ObjectAttrs } from '../../storage/cacher/types.ts';
 import type { Codec, Storage } from '../../storage/interface.ts';
 import type { ResourceScope } from '../../server/handlers/context.ts';
 import { Store } from '../generic/store.ts';
-import { StringPool } from '../../util/intern.ts';
-import { EVENT_FIELD_LABELS, eventSelectableFields } from './fields.ts';
+import { StringPool, ValuePool } from '../../util/intern.ts';
+import { newEventAttrs, newEventEntry, type EventAttrsPools, type EventProfile } from './attrs.ts';
+import { EVENT_FIELD_LABELS } from './fields.ts';
 import { eventStrategy } from './strategy.ts';
 import { EVENT_COLUMNS, eventTableCells } from './table.ts';
+import { writeEventRow } from './table-bytes.ts';
 
 export const EVENTS_KEY_ROOT = '/events';
 
@@ -27,21 +29,25 @@ export const eventCodec: Codec = {
   decode: (value: Buffer) => JSON.parse(value.toString('utf8')) as KubeObject,
 };
 
-/** Selectable fields whose values repeat across many events: cached once per distinct value. */
-const POOLED_FIELDS = ['metadata.namespace', 'reason', 'type', 'regarding.kind', 'regarding.namespace', 'regarding.name', 'regarding.apiVersion', 'regarding.fieldPath', 'reportingController', 'source'];
-const pool = new StringPool(200_000);
+// Bounded pools shared by every cached event: repeated strings (namespaces, the names, uids and versions of the
+// objects events are about) and the combinations of low-cardinality fields (EventProfile).
+const strings = new StringPool(200_000);
+const versions = new StringPool(20_000);
+const profiles = new ValuePool<EventProfile>(100_000);
+const pools: EventAttrsPools = {
+  string: (s) => strings.intern(s),
+  version: (s) => versions.intern(s),
+  profile: (key, make) => profiles.intern(key, make),
+};
 
+/** The selector attributes of an event (for lists read from storage). */
 export function eventAttrs(obj: KubeObject): ObjectAttrs {
-  const m = obj.metadata;
-  const fields = eventSelectableFields(obj as unknown as Event);
-  for (const f of POOLED_FIELDS) fields[f] = pool.intern(fields[f]!);
-  return {
-    namespace: fields['metadata.namespace']!,
-    name: m.name ?? '',
-    labels: m.labels,
-    fields,
-    uid: m.uid ?? '',
-  };
+  return newEventAttrs(obj as unknown as Event, pools);
+}
+
+/** The watch cache's entry for an event: entry and attributes in one compact object. */
+export function eventEntry(key: string, rv: number, value: Buffer, obj: KubeObject): CacheEntry {
+  return newEventEntry(key, rv, value, obj as unknown as Event, pools);
 }
 
 export interface EventResource {
@@ -56,8 +62,10 @@ export async function newEventResource(storage: Storage, opts: { ttlSeconds: num
     prefix: `${EVENTS_KEY_ROOT}/`,
     codec: eventCodec,
     attrs: eventAttrs,
-    // The selective lookups users make: events about one object, of one reason or type.
-    indexedFields: ['regarding.name', 'regarding.uid', 'reason', 'type'],
+    entry: eventEntry,
+    // Events about one object (kubectl describe). type and reason are left to scans: few values each, so a scan
+    // with a limit soon fills a page, while an index costs ~35 bytes per cached event and field.
+    indexedFields: ['regarding.name'],
     ...(opts.onError ? { onError: opts.onError } : {}),
   });
   await cacher.start();
@@ -87,6 +95,7 @@ export async function newEventResource(storage: Storage, opts: { ttlSeconds: num
     supportedFieldLabels: EVENT_FIELD_LABELS,
     tableColumns: EVENT_COLUMNS,
     tableCells: (obj, now) => eventTableCells(obj as unknown as Event, now),
+    tableRow: writeEventRow,
   };
   return { store, cacher, scope };
 }

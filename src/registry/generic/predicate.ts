@@ -14,12 +14,19 @@ export function buildPredicate(opts: Selectors): Predicate {
   if (!l && !f && !sh) return EVERYTHING;
   const byUID = sh?.field === 'object.metadata.uid';
   const exact = f ? f.requirements.filter((r) => r.operator !== '!=').map((r) => ({ field: r.field, value: r.value })) : [];
+  const terms = f ? f.requirements : [];
   return {
     everything: false,
     exact,
     matches(attrs: ObjectAttrs): boolean {
       if (l && !l.matches(attrs.labels)) return false;
-      if (f && !f.matches(attrs.fields)) return false;
+      // FieldSelector.matches over attrs.field (cached attributes have no record of fields): a field the resource
+      // lacks reads as '', as upstream's fields.Set does. A plain loop: this runs once per object a list scans.
+      for (let i = 0; i < terms.length; i++) {
+        const r = terms[i]!;
+        const v = attrs.field(r.field);
+        if (r.operator === '!=' ? v === r.value : v !== r.value) return false;
+      }
       if (sh && !sh.matches(byUID ? attrs.uid : attrs.namespace)) return false;
       return true;
     },

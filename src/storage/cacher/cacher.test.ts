@@ -11,16 +11,19 @@ import { jsonCodec } from '../testing/json-codec.ts';
 import { Cacher } from './cacher.ts';
 import { EVERYTHING, type ObjectAttrs, type Predicate } from './types.ts';
 
-const attrs = (o: KubeObject): ObjectAttrs => ({
-  namespace: o.metadata.namespace ?? '',
-  name: o.metadata.name ?? '',
-  labels: o.metadata.labels,
-  fields: { color: String(o.color ?? ''), 'metadata.name': o.metadata.name ?? '' },
-  uid: o.metadata.uid ?? '',
-});
+const attrs = (o: KubeObject): ObjectAttrs => {
+  const fields: Record<string, string> = { color: String(o.color ?? ''), 'metadata.name': o.metadata.name ?? '' };
+  return {
+    namespace: o.metadata.namespace ?? '',
+    name: o.metadata.name ?? '',
+    labels: o.metadata.labels,
+    uid: o.metadata.uid ?? '',
+    field: (label) => fields[label] ?? '',
+  };
+};
 const byColor = (value: string, useIndexHint: boolean): Predicate => ({
   everything: false,
-  matches: (a) => a.fields.color === value,
+  matches: (a) => a.field('color') === value,
   ...(useIndexHint ? { exact: [{ field: 'color', value }] } : {}),
 });
 const obj = (ns: string, name: string, color: string): KubeObject => ({ metadata: { name, namespace: ns, uid: `${ns}-${name}` }, color });

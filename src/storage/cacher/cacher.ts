@@ -12,8 +12,10 @@ import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { newTooLargeResourceVersion } from '../../apimachinery/errors.ts';
 import type { Codec, Storage, StorageEvent, Watch } from '../interface.ts';
 import { StorageError } from '../interface.ts';
+import { ValueArena } from './arena.ts';
 import { BTree } from './btree.ts';
-import { CacheEvent, type CacheEntry, type ObjectAttrs, type Predicate, type WatchEventType } from './types.ts';
+import { FieldIndex } from './field-index.ts';
+import { CacheEvent, Entry, type CacheEntry, type ObjectAttrs, type Predicate, type WatchEventType } from './types.ts';
 
 export interface CacherOptions {
   storage: Storage;
@@ -21,6 +23,11 @@ export interface CacherOptions {
   prefix: string;
   codec: Codec;
   attrs(obj: KubeObject): ObjectAttrs;
+  /**
+   * Builds the cache entry of an object (default: an Entry holding `attrs(obj)`). Lets a resource keep entry and
+   * attributes in one compact object: at a million cached objects each object header counts.
+   */
+  entry?(key: string, rv: number, value: Buffer, obj: KubeObject): CacheEntry;
   /** Changes kept in memory for watch resume. */
   historyCapacity?: number;
   /** Snapshots of paginated lists kept for their continue tokens. */
@@ -84,8 +91,11 @@ interface Watcher {
 
 type Tree = BTree<string, CacheEntry>;
 
+/** Changes at the end of the history ring whose watch frames stay cached. */
+const FRAMES_KEPT = 1024;
+
 export class Cacher {
-  readonly #o: Required<Omit<CacherOptions, 'onError'>> & Pick<CacherOptions, 'onError'>;
+  readonly #o: Required<Omit<CacherOptions, 'onError' | 'entry'>> & Pick<CacherOptions, 'onError' | 'entry'>;
   #tree: Tree = new BTree<string, CacheEntry>();
   #rv = 0;
   /** Ring of recent changes; history covers revisions (#historyFloor, #rv]. */
@@ -100,12 +110,13 @@ export class Cacher {
   #stopped = false;
   #ready: Promise<void> | undefined;
   /** field label → value → keys of the current objects with that value (current state only, not snapshots). */
-  #indexes = new Map<string, Map<string, Set<string>>>();
+  #indexes = new Map<string, FieldIndex>();
+  #arena = new ValueArena();
 
   constructor(opts: CacherOptions) {
     this.#o = { historyCapacity: 100_000, snapshotLimit: 32, snapshotTTLms: 5 * 60_000, indexedFields: [], ...opts };
     this.#history = new Array(this.#o.historyCapacity);
-    for (const f of this.#o.indexedFields) this.#indexes.set(f, new Map());
+    for (const f of this.#o.indexedFields) this.#indexes.set(f, new FieldIndex());
   }
 
   /** Loads the state and starts the storage watch; resolves when the cache can serve. */
@@ -138,7 +149,7 @@ export class Cacher {
           rv = page.rv;
           for (const s of page.items) {
             const obj = s.object ?? this.#o.codec.decode(s.value);
-            tree.set(s.key, this.#entry(s.key, s.rv, s.value, obj, s.expiresAt));
+            tree.set(s.key, this.#entry(s.key, s.rv, s.value, obj, true));
           }
           if (!page.more || page.items.length === 0) break;
           startKey = page.items[page.items.length - 1]!.key + '\0';
@@ -161,21 +172,24 @@ export class Cacher {
     }
   }
 
-  #entry(key: string, rv: number, value: Buffer, obj: KubeObject, expiresAt: number | undefined): CacheEntry {
-    const e: { key: string; rv: number; value: Buffer; attrs: ObjectAttrs; expiresAt?: number } = { key, rv, value, attrs: this.#o.attrs(obj) };
-    if (expiresAt !== undefined) e.expiresAt = expiresAt;
-    return e;
+  /**
+   * A cache entry. Values that will sit in the tree (`keep`) are copied into the arena's shared slabs; passing ones
+   * (deletions, private replays) keep their own bytes so they do not pin slab space after they are gone.
+   */
+  #entry(key: string, rv: number, value: Buffer, obj: KubeObject, keep: boolean): CacheEntry {
+    const v = keep ? this.#arena.copy(value) : value;
+    return this.#o.entry ? this.#o.entry(key, rv, v, obj) : new Entry(key, rv, v, this.#o.attrs(obj));
   }
 
-  #toCacheEvent(se: StorageEvent, prev: CacheEntry | undefined): CacheEvent {
+  #toCacheEvent(se: StorageEvent, prev: CacheEntry | undefined, keep: boolean): CacheEvent {
     const obj = se.object ?? this.#o.codec.decode(se.value);
-    return new CacheEvent(se.type, se.rv, this.#entry(se.key, se.rv, se.value, obj, se.expiresAt), prev);
+    return new CacheEvent(se.type, se.rv, this.#entry(se.key, se.rv, se.value, obj, keep), prev);
   }
 
   #apply(se: StorageEvent): void {
     if (this.#stopped) return;
     const prev = this.#tree.get(se.key);
-    const ev = this.#toCacheEvent(se, prev);
+    const ev = this.#toCacheEvent(se, prev, se.type !== 'DELETED');
     if (prev) this.#index(prev, false);
     if (se.type === 'DELETED') this.#tree.delete(se.key);
     else {
@@ -196,36 +210,32 @@ export class Cacher {
 
   #index(entry: CacheEntry, add: boolean): void {
     for (const [field, idx] of this.#indexes) {
-      const value = entry.attrs.fields[field] ?? '';
-      let keys = idx.get(value);
-      if (add) {
-        if (!keys) idx.set(value, (keys = new Set()));
-        keys.add(entry.key);
-      } else if (keys) {
-        keys.delete(entry.key);
-        if (keys.size === 0) idx.delete(value);
-      }
+      if (add) idx.add(entry.attrs.field(field), entry.key);
+      else idx.delete(entry.attrs.field(field), entry.key);
     }
   }
 
   /** Keys an index says can match, sorted, when the index narrows the search enough to beat a scan. */
   #candidates(pred: Predicate, treeSize: number): string[] | undefined {
     if (!pred.exact?.length) return undefined;
-    let best: Set<string> | undefined;
+    let best: { idx: FieldIndex; value: string; n: number } | undefined;
     for (const { field, value } of pred.exact) {
       const idx = this.#indexes.get(field);
       if (!idx) continue;
-      const keys = idx.get(value);
-      if (!keys) return [];
-      if (!best || keys.size < best.size) best = keys;
+      const n = idx.count(value);
+      if (n === 0) return [];
+      if (!best || n < best.n) best = { idx, value, n };
     }
     // Sorting candidates costs more per key than a scan step: use the index only when it prunes most objects.
-    if (!best || best.size > Math.max(1024, treeSize / 16)) return undefined;
-    return [...best].sort();
+    if (!best || best.n > Math.max(1024, treeSize / 16)) return undefined;
+    return best.idx.sortedKeys(best.value);
   }
 
   #remember(ev: CacheEvent): void {
     const cap = this.#history.length;
+    // Only recent changes keep their watch frame (live watchers take theirs at once): a frame per kept change
+    // would add a copy of every object in the ring.
+    if (this.#historyLen >= FRAMES_KEPT) this.#history[(this.#historyStart + this.#historyLen - FRAMES_KEPT) % cap]!.dropFrame();
     if (this.#historyLen === cap) {
       this.#historyFloor = this.#history[this.#historyStart]!.rv;
       this.#history[this.#historyStart] = ev;
@@ -381,7 +391,7 @@ export class Cacher {
     const sw = this.#o.storage.watch(prefix, from, {
       onEvent: (se) => {
         const prev = prevByKey.get(se.key) ?? (se.prevValue ? this.#decodeEntry(se.key, se.prevValue) : undefined);
-        const ev = this.#toCacheEvent(se, prev);
+        const ev = this.#toCacheEvent(se, prev, false);
         if (se.type === 'DELETED') prevByKey.delete(se.key);
         else prevByKey.set(se.key, ev.entry);
         if (prevByKey.size > 10_000) prevByKey.clear();
@@ -395,7 +405,7 @@ export class Cacher {
   #decodeEntry(key: string, value: Buffer): CacheEntry {
     const obj = this.#o.codec.decode(value);
     const rv = Number(obj.metadata.resourceVersion ?? 0);
-    return this.#entry(key, rv, value, obj, undefined);
+    return this.#entry(key, rv, value, obj, false);
   }
 
   stop(): void {
@@ -403,6 +413,107 @@ export class Cacher {
     this.#storageWatch?.stop();
     this.#watchers.clear();
     this.#snapshots.clear();
+  }
+
+  /**
+   * A whole list (no limit) to be walked at the reader's pace: entries come from a copy-on-write snapshot taken
+   * now, so a list streamed over many socket writes is still one revision. Undefined when the revision is neither
+   * current nor kept (the caller then reads from storage).
+   */
+  listView(prefix: string, opts: Omit<CacheListOptions, 'limit'>): CacheListView | undefined {
+    let tree: Tree;
+    let rv: number;
+    const pred = opts.predicate;
+    let candidates: string[] | undefined;
+    if (opts.rv === undefined || opts.rv === this.#rv) {
+      // The index describes the current state only: take its candidates together with the snapshot.
+      candidates = pred.everything ? undefined : this.#candidates(pred, this.#tree.size);
+      tree = this.#tree.clone();
+      rv = this.#rv;
+    } else {
+      const snap = this.#snapshots.get(opts.rv);
+      if (!snap) return undefined;
+      tree = snap.tree;
+      rv = opts.rv;
+    }
+    const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
+    return {
+      rv,
+      cursor: () => (candidates ? new KeysCursor(tree, candidates, from, prefix, pred) : new RangeCursor(tree, from, prefixEnd(prefix), pred)),
+    };
+  }
+}
+
+/** A consistent, unpaged list from the cache (Cacher.listView). */
+export interface CacheListView {
+  rv: number;
+  /** A fresh walk over the whole view, from its first entry. */
+  cursor(): CacheCursor;
+}
+
+export interface CacheCursor {
+  /**
+   * Passes the next matching entries to `visit` in key order until `visit` returns false (that entry counts as
+   * taken) or none are left. Returns whether entries may remain.
+   */
+  next(visit: (entry: CacheEntry) => boolean): boolean;
+}
+
+/** Walks a key range of a snapshot; each `next` resumes with one O(log n) descent after the last key taken. */
+class RangeCursor implements CacheCursor {
+  #from: string;
+  #done = false;
+
+  constructor(
+    readonly tree: Tree,
+    from: string,
+    readonly end: string,
+    readonly pred: Predicate,
+  ) {
+    this.#from = from;
+  }
+
+  next(visit: (entry: CacheEntry) => boolean): boolean {
+    if (this.#done) return false;
+    const pred = this.pred;
+    let last: string | undefined;
+    this.tree.forRange(this.#from, this.end, false, (key, entry) => {
+      if (!pred.everything && !pred.matches(entry.attrs)) return;
+      if (visit(entry)) return;
+      last = key;
+      return { break: true };
+    });
+    if (last === undefined) {
+      this.#done = true;
+      return false;
+    }
+    this.#from = last + '\0';
+    return true;
+  }
+}
+
+/** Walks the sorted keys an index gave, looking each up in the snapshot. */
+class KeysCursor implements CacheCursor {
+  #i = 0;
+
+  constructor(
+    readonly tree: Tree,
+    readonly keys: string[],
+    readonly from: string,
+    readonly prefix: string,
+    readonly pred: Predicate,
+  ) {}
+
+  next(visit: (entry: CacheEntry) => boolean): boolean {
+    const { keys, tree, pred } = this;
+    while (this.#i < keys.length) {
+      const key = keys[this.#i++]!;
+      if (key < this.from || !key.startsWith(this.prefix)) continue;
+      const entry = tree.get(key);
+      if (!entry || !pred.matches(entry.attrs)) continue;
+      if (!visit(entry)) return this.#i < keys.length;
+    }
+    return false;
   }
 }
 

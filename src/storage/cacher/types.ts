@@ -1,13 +1,16 @@
 /** Types shared by the watch cache and its users (the generic registry store and the watch server). */
 
-/** What selectors look at, extracted once per stored version (never by re-parsing JSON per list). */
+/**
+ * What selectors look at, extracted once per stored version (never by re-parsing JSON per list). Resources keep
+ * these in compact per-resource classes (one object per cached version), so fields are read through `field`.
+ */
 export interface ObjectAttrs {
-  namespace: string;
-  name: string;
-  labels: Readonly<Record<string, string>> | undefined;
-  /** Selectable fields (field selector labels → values). */
-  fields: Readonly<Record<string, string>>;
-  uid: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>> | undefined;
+  readonly uid: string;
+  /** The value of a selectable field by its field-selector label; '' when unset or not a field of the resource. */
+  field(label: string): string;
 }
 
 /** One cached object version. `value` is the serialized object, sent to clients as is. */
@@ -16,14 +19,25 @@ export interface CacheEntry {
   readonly rv: number;
   readonly value: Buffer;
   readonly attrs: ObjectAttrs;
-  readonly expiresAt?: number;
+}
+
+/** The cache's entries: a class with fixed slots, so a million of them share one shape and carry no extras. */
+export class Entry implements CacheEntry {
+  constructor(
+    readonly key: string,
+    readonly rv: number,
+    readonly value: Buffer,
+    readonly attrs: ObjectAttrs,
+  ) {}
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /** A change as the cache saw it. Frames are built lazily and shared by every watcher. */
 export class CacheEvent {
-  #frames: Partial<Record<WatchEventType, Buffer>> = {};
+  // The frame of the change's own type in a slot; the rare other types (selector transitions) in a side table.
+  #frame: Buffer | undefined = undefined;
+  #other: Partial<Record<WatchEventType, Buffer>> | undefined = undefined;
 
   constructor(
     readonly type: WatchEventType,
@@ -34,12 +48,15 @@ export class CacheEvent {
 
   /** `{"type":"<type>","object":<value>}\n`, built once per type for all watchers. */
   frame(type: WatchEventType): Buffer {
-    let f = this.#frames[type];
-    if (!f) {
-      f = watchFrame(type, this.entry.value);
-      this.#frames[type] = f;
-    }
-    return f;
+    if (type === this.type) return (this.#frame ??= watchFrame(type, this.entry.value));
+    this.#other ??= {};
+    return (this.#other[type] ??= watchFrame(type, this.entry.value));
+  }
+
+  /** Forgets the cached frame (the cache calls this once the change is no longer recent: frames are ~1 KB each). */
+  dropFrame(): void {
+    this.#frame = undefined;
+    this.#other = undefined;
   }
 }
 
