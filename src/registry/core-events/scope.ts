@@ -19,6 +19,7 @@ import type { Storage } from '../../storage/interface.ts';
 import { type Strategy, Store } from '../generic/store.ts';
 import { EVENTS_KEY_ROOT, eventAttrs, eventCodec, type EventResource } from '../events/storage.ts';
 import { EVENT_COLUMNS, eventTableCells } from '../events/table.ts';
+import { writeEventRow } from '../events/table-bytes.ts';
 import { validateEventCreate, validateEventUpdate } from '../events/validation.ts';
 import { CORE_EVENT_FIELD_LABEL_MAP, CORE_EVENT_FIELD_LABELS } from './fields.ts';
 
@@ -73,6 +74,7 @@ export function newCoreEventScope(events: EventResource, storage: Storage, opts:
     fieldLabelMap: CORE_EVENT_FIELD_LABEL_MAP,
     tableColumns: EVENT_COLUMNS,
     tableCells: (obj, now) => eventTableCells(obj as unknown as Event, now),
+    tableRow: writeEventRow,
     convert: coreEventConversion,
   };
   return { store, scope };

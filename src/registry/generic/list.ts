@@ -8,7 +8,7 @@ import { decodeContinue, encodeContinue } from '../../apimachinery/continue.ts';
 import { newResourceExpired } from '../../apimachinery/errors.ts';
 import type { ListOptions } from '../../apimachinery/list-options.ts';
 import { parseResourceVersion } from '../../apimachinery/resource-version.ts';
-import type { Cacher } from '../../storage/cacher/cacher.ts';
+import type { CacheListView, Cacher } from '../../storage/cacher/cacher.ts';
 import type { ObjectAttrs, Predicate } from '../../storage/cacher/types.ts';
 import { type Codec, type Storage, type StoredObject, StorageError } from '../../storage/interface.ts';
 import { buildPredicate, hasSelectors } from './predicate.ts';
@@ -51,6 +51,11 @@ export async function listObjects(src: ListSource, prefix: string, opts: ListOpt
       if (match === 'Exact' || (match === '' && limit > 0 && n > 0)) exactRV = n;
       else if (n > 0) await src.cacher.waitUntilFresh(n);
     }
+  }
+  if (limit === 0) {
+    // A whole list from the cache is not collected: the writer walks its snapshot straight into the socket.
+    const view = src.cacher.listView(prefix, { ...(exactRV !== undefined ? { rv: exactRV } : {}), ...(startKey ? { startKey } : {}), predicate });
+    if (view) return new ViewList(view, opts.shardSelector?.toString());
   }
   const page = await readPage(src, prefix, predicate, exactRV, startKey, limit, opts.continue);
   const result: ListResult = { items: page.items, resourceVersion: String(page.rv) };
@@ -96,4 +101,52 @@ async function readPage(
     }
     throw e;
   }
+}
+
+/**
+ * An unpaged list over a cache snapshot (no continue, no remaining count). Writers take `listCursor` and stream;
+ * `items` is collected from the same snapshot only when someone asks for the array.
+ */
+class ViewList implements ListResult {
+  readonly resourceVersion: string;
+  readonly shardSelector?: string;
+  #items: Served[] | undefined;
+
+  constructor(
+    readonly view: CacheListView,
+    shardSelector: string | undefined,
+  ) {
+    this.resourceVersion = String(view.rv);
+    if (shardSelector) this.shardSelector = shardSelector;
+  }
+
+  get items(): Served[] {
+    if (!this.#items) {
+      const items: Served[] = [];
+      this.view.cursor().next((e) => {
+        items.push(e);
+        return true;
+      });
+      this.#items = items;
+    }
+    return this.#items;
+  }
+}
+
+/** Items of a list handed out in runs (see CacheCursor.next). */
+export interface ServedCursor {
+  next(visit: (s: Served) => boolean): boolean;
+}
+
+/** A walk over the list's items in order: straight from the cache snapshot when the list came from one. */
+export function listCursor(l: ListResult): ServedCursor {
+  if (l instanceof ViewList) return l.view.cursor();
+  const items = l.items;
+  let i = 0;
+  return {
+    next(visit) {
+      while (i < items.length) if (!visit(items[i++]!)) return i < items.length;
+      return false;
+    },
+  };
 }

@@ -8,6 +8,7 @@ import type { Codec } from '../../storage/interface.ts';
 import type { UserInfo } from '../filters/authentication.ts';
 import type { Request, Response } from '../http-types.ts';
 import type { RequestInfo } from '../request-info.ts';
+import type { TableRowWriter } from './table.ts';
 
 export type TableColumn = TableColumnDefinition;
 
@@ -26,6 +27,8 @@ export interface ResourceScope {
   supportedFieldLabels: ReadonlySet<string>;
   tableColumns: TableColumn[];
   tableCells(obj: KubeObject, nowMs: number): unknown[];
+  /** Writes a Table row straight from stored bytes (large Table lists); absent: rows come from `tableCells`. */
+  tableRow?: TableRowWriter;
   /**
    * For a view of objects stored in another version (core/v1 Events over events.cluster.io/v1): conversions
    * between the two. Absent when this scope serves the stored version itself.

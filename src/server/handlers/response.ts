@@ -1,17 +1,18 @@
 /**
  * Writing objects and lists in the negotiated form. Plain JSON reuses the stored bytes: a list is the stored items
- * joined between a head and a tail, streamed in chunks that respect socket backpressure (never one big string).
+ * joined between a head and a tail, streamed from the cache snapshot in chunks that respect socket backpressure
+ * (never one big string, never a collected array of the whole list).
  */
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
+import { listCursor, type ServedCursor } from '../../registry/generic/list.ts';
 import type { Served, ListResult } from '../../registry/generic/store.ts';
 import { goJSON } from '../../apimachinery/codec/encode.ts';
 import { writeAndDrain } from '../http-types.ts';
 import { parseIncludeObject, type Negotiated } from '../negotiation.ts';
 import { writeBytes, writeValue } from '../responsewriters.ts';
 import { servedBytes, setWarnings, type RequestContext } from './context.ts';
+import { ChunkBuilder } from './chunks.ts';
 import { partialObjectMetadata, toTable } from './table.ts';
-
-const CHUNK = 64 * 1024;
 
 /** The stored object (tables are computed from it whatever the view). */
 function decode(ctx: RequestContext, s: Served): KubeObject {
@@ -49,6 +50,8 @@ function listMeta(l: ListResult): Record<string, unknown> {
   return m;
 }
 
+const COMMA = 0x2c;
+
 export async function writeList(ctx: RequestContext, l: ListResult, n: Negotiated): Promise<void> {
   setWarnings(ctx);
   const { scope, res } = ctx;
@@ -70,71 +73,69 @@ export async function writeList(ctx: RequestContext, l: ListResult, n: Negotiate
     writeValue(res, 200, { kind: scope.listKind, apiVersion: scope.groupVersion, metadata: listMeta(l), items }, n);
     return;
   }
-  const head = Buffer.from(`{"kind":"${scope.listKind}","apiVersion":"${scope.groupVersion}","metadata":${goJSON(listMeta(l))},"items":[`);
-  const tail = Buffer.from(']}\n');
-  const values = scope.convert ? l.items.map((s) => servedBytes(scope, s.value)) : l.items.map((s) => s.value);
-  let length = head.length + tail.length + Math.max(0, values.length - 1);
-  for (const v of values) length += v.length;
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(length) });
-  await streamItems(ctx, head, values, tail);
+  const out = new ChunkBuilder();
+  out.text(`{"kind":"${scope.listKind}","apiVersion":"${scope.groupVersion}","metadata":${goJSON(listMeta(l))},"items":[`);
+  let first = true;
+  await streamBody(ctx, out, listCursor(l), (s) => {
+    if (!first) out.byte(COMMA);
+    first = false;
+    const v = servedBytes(scope, s.value);
+    out.raw(v, 0, v.length);
+  }, ']}\n');
 }
 
-const COMMA = Buffer.from(',');
+/**
+ * Writes a list body item by item from `cursor` as the socket takes it. A body that ends within the first chunk
+ * leaves in one write with its Content-Length; a longer one starts after its first chunk and is sent chunked, so
+ * the first byte never waits for the whole list.
+ */
+async function streamBody(ctx: RequestContext, out: ChunkBuilder, cursor: ServedCursor, item: (s: Served) => void, tail: string): Promise<void> {
+  const res = ctx.res;
+  const visit = (s: Served): boolean => {
+    item(s);
+    return !out.full;
+  };
+  let more = cursor.next(visit);
+  if (!more) {
+    out.text(tail);
+    const body = out.takeAll();
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+    res.end(body);
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json' });
+  for (;;) {
+    let wait: Promise<void> | undefined;
+    for (const chunk of out.takeFull()) wait = writeAndDrain(res, chunk) ?? wait;
+    if (wait) await wait;
+    if (res.destroyed || (res as { writableEnded?: boolean }).writableEnded) return;
+    if (!more) break;
+    more = cursor.next(visit);
+  }
+  out.text(tail);
+  res.end(out.takeAll());
+}
 
 /**
  * A Table list, streamed row by row (what kubectl asks for): the first byte leaves at once and memory stays at one
- * chunk, instead of building every row of a large list before writing.
+ * chunk. Rows are written from the stored bytes when the resource registered a row writer; otherwise (or for a
+ * value the writer does not recognise) from the decoded object.
  */
 async function streamTable(ctx: RequestContext, l: ListResult, include: 'None' | 'Metadata' | 'Object'): Promise<void> {
-  const { scope, res } = ctx;
-  const empty = toTable(scope, [], listMeta(l), include);
-  const whole = goJSON(empty);
-  const head = whole.slice(0, whole.length - 2); // drop the closing `]}` of the empty rows array
-  res.writeHead(200, { 'content-type': 'application/json' });
+  const { scope } = ctx;
+  const whole = goJSON(toTable(scope, [], listMeta(l), include));
+  const out = new ChunkBuilder();
+  out.text(whole.slice(0, whole.length - 2)); // drop the closing `]}` of the empty rows array
   const now = Date.now();
-  let parts: string[] = [head];
-  let size = head.length;
-  for (let i = 0; i < l.items.length; i++) {
-    const s = l.items[i]!;
+  const fast = scope.tableRow;
+  let first = true;
+  await streamBody(ctx, out, listCursor(l), (s) => {
+    if (!first) out.byte(COMMA);
+    first = false;
+    const objectBytes = include === 'Object' ? servedBytes(scope, s.value) : undefined;
+    if (fast?.(s.value, now, include, objectBytes, out)) return;
     const obj = decode(ctx, s);
     const rowObject = include === 'Object' ? (scope.convert ? decodeServed(ctx, s) : obj) : undefined;
-    const row = toTable(scope, [obj], {}, include, false, now, rowObject ? [rowObject] : undefined).rows[0];
-    const text = (i ? ',' : '') + goJSON(row);
-    parts.push(text);
-    size += text.length;
-    if (size >= CHUNK) {
-      const wait = writeAndDrain(res, parts.join(''));
-      parts = [];
-      size = 0;
-      if (wait) await wait;
-      if (res.destroyed) return;
-    }
-  }
-  parts.push(']}\n');
-  res.end(parts.join(''));
-}
-
-async function streamItems(ctx: RequestContext, head: Buffer, items: Buffer[], tail: Buffer): Promise<void> {
-  const res = ctx.res;
-  let parts: Buffer[] = [head];
-  let size = head.length;
-  for (let i = 0; i < items.length; i++) {
-    if (i) {
-      parts.push(COMMA);
-      size++;
-    }
-    const v = items[i]!;
-    parts.push(v);
-    size += v.length;
-    if (size >= CHUNK) {
-      const wait = writeAndDrain(res, Buffer.concat(parts, size));
-      parts = [];
-      size = 0;
-      if (wait) await wait;
-      if (res.destroyed || (res as { writableEnded?: boolean }).writableEnded) return;
-    }
-  }
-  parts.push(tail);
-  size += tail.length;
-  res.end(Buffer.concat(parts, size));
+    out.text(goJSON(toTable(scope, [obj], {}, include, false, now, rowObject ? [rowObject] : undefined).rows[0]));
+  }, ']}\n');
 }

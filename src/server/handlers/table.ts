@@ -1,5 +1,6 @@
 /** meta.k8s.io/v1 Table output for get, list and watch (upstream `handlers/response.go` + the table convertor). */
 import type { KubeObject, ListMeta } from '../../apis/meta/v1/types.ts';
+import type { ByteSink } from './chunks.ts';
 import type { ResourceScope } from './context.ts';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
@@ -39,3 +40,11 @@ export function toTable(
 export function partialObjectMetadata(o: KubeObject): object {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
 }
+
+/**
+ * Writes one Table row's JSON (`{"cells":[…]}` plus `"object"` per `include`) for a stored value straight from its
+ * bytes, exactly as goJSON of the toTable row would be. `object` is the row object's bytes for include=Object (the
+ * client's version). Returns false, having written nothing, when the bytes are not in the shape it expects: the
+ * caller then renders the row from the decoded object.
+ */
+export type TableRowWriter = (value: Buffer, nowMs: number, include: IncludeObject, object: Buffer | undefined, out: ByteSink) => boolean;

@@ -1,0 +1,125 @@
+/** Event Table rows from stored bytes must be byte for byte the rows rendered from the decoded object. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Event } from '../../apis/events/v1/types.ts';
+import type { KubeObject } from '../../apis/meta/v1/types.ts';
+import { goJSON } from '../../apimachinery/codec/encode.ts';
+import { ChunkBuilder } from '../../server/handlers/chunks.ts';
+import type { ResourceScope } from '../../server/handlers/context.ts';
+import { type IncludeObject, toTable } from '../../server/handlers/table.ts';
+import { coreEventConversion } from '../core-events/scope.ts';
+import { eventCodec } from './storage.ts';
+import { EVENT_COLUMNS, eventTableCells } from './table.ts';
+import { writeEventRow } from './table-bytes.ts';
+
+const NOW = Date.parse('2026-03-01T12:00:00Z');
+const scope = { tableColumns: EVENT_COLUMNS, tableCells: (o: KubeObject, now: number) => eventTableCells(o as unknown as Event, now) } as ResourceScope;
+
+const managedFields = [
+  {
+    manager: 'kubectl',
+    operation: 'Update',
+    apiVersion: 'events.cluster.io/v1',
+    time: '2026-03-01T11:00:00Z',
+    fieldsType: 'FieldsV1',
+    fieldsV1: { 'f:note': {}, 'f:reason': {}, 'f:regarding': {}, 'f:type': {} },
+  },
+];
+
+function ev(over: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): KubeObject {
+  return {
+    kind: 'Event',
+    apiVersion: 'events.cluster.io/v1',
+    metadata: { name: 'e1', namespace: 'ns', uid: 'u-1', resourceVersion: '7', creationTimestamp: '2026-03-01T11:00:00Z', managedFields, ...meta },
+    eventTime: '2026-03-01T11:55:00.123456Z',
+    reportingController: 'kubelet',
+    reportingInstance: 'node-1',
+    action: 'Pull',
+    reason: 'Pulling',
+    type: 'Normal',
+    regarding: { kind: 'Pod', namespace: 'ns', name: 'web', uid: 'p-1', apiVersion: 'v1', fieldPath: 'spec.containers{c}' },
+    note: 'Pulling image nginx',
+    deprecatedSource: {},
+    deprecatedFirstTimestamp: null,
+    deprecatedLastTimestamp: null,
+    ...over,
+  } as unknown as KubeObject;
+}
+
+const CASES: [string, KubeObject][] = [
+  ['plain', ev()],
+  ['unicode everywhere', ev({ note: 'Ünïcødé 名前 🚀 done', reason: 'Grüße', type: 'Wärning', regarding: { kind: 'Pöd', name: 'naïve-名', fieldPath: 'spec.ç' } }, { name: 'é-1' })],
+  ['upper-case unicode kind', ev({ regarding: { kind: 'ÉTAT', name: 'x' } })],
+  ['escapes', ev({ note: 'say "hi" \\ back\nslash\t<b>&amp; \u2028 end', reason: 'A<B', regarding: { kind: 'Pod', name: 'a&b', fieldPath: 'x>y' } })],
+  ['note to trim (ASCII)', ev({ note: '  padded note \n' })],
+  ['note to trim (unicode spaces)', ev({ note: '\u00a0nbsp ends\u3000' })],
+  ['note of one character', ev({ note: 'x' })],
+  ['note of only spaces', ev({ note: '   ' })],
+  ['no note, type, reason, field path, instance', ev({ note: undefined, type: undefined, reason: undefined, reportingInstance: undefined, regarding: { kind: 'Node', name: 'n1' } })],
+  ['regarding without name', ev({ regarding: { kind: 'Cluster' } })],
+  ['regarding empty', ev({ regarding: {} })],
+  ['series', ev({ series: { count: 5, lastObservedTime: '2026-03-01T11:59:30.000001Z' } })],
+  ['series in the future', ev({ series: { count: 2, lastObservedTime: '2026-03-01T12:05:00.000000Z' } })],
+  ['deprecated core fields', ev({ deprecatedSource: { component: 'kubelet-old', host: 'h1' }, deprecatedFirstTimestamp: '2025-12-01T00:00:00Z', deprecatedLastTimestamp: '2026-02-28T12:00:00Z', deprecatedCount: 42 })],
+  ['deprecated source component only', ev({ deprecatedSource: { component: 'sched' }, reportingInstance: '' })],
+  ['escaped source parts', ev({ deprecatedSource: { component: 'c"1', host: 'h\\2' } })],
+  ['core event without eventTime', ev({ eventTime: null, deprecatedFirstTimestamp: '2026-03-01T10:00:00Z' })],
+  ['no times at all', ev({ eventTime: null })],
+  ['old and leap-day times', ev({ eventTime: '2024-02-29T23:59:59.999999Z', deprecatedLastTimestamp: '2021-01-31T00:00:00Z' })],
+  ['related and action', ev({ related: { kind: 'Node', name: 'n', fieldPath: 'f' }, action: 'Kill' })],
+  ['labels and annotations', ev({}, { labels: { app: 'web', 'x/y': 'z<>' }, annotations: { note: 'looks like },"eventTime":"x"', 'a\\b': '"q"' } })],
+  ['a label key eventTime after an object-valued key', ev({}, { managedFields: [{ ...managedFields[0], fieldsV1: { 'f:a': {}, eventTime: {} } }], labels: { eventTime: 'v', a: 'b' } })],
+  ['metadata without name', ev({}, { name: undefined, generateName: 'gen-' })],
+  ['no managedFields', ev({}, { managedFields: undefined })],
+];
+
+function oldRow(obj: KubeObject, include: IncludeObject, rowObject?: KubeObject): Buffer {
+  return Buffer.from(goJSON(toTable(scope, [obj], {}, include, false, NOW, rowObject ? [rowObject] : undefined).rows[0]));
+}
+
+function newRow(value: Buffer, include: IncludeObject, object?: Buffer): Buffer {
+  const out = new ChunkBuilder();
+  assert.ok(writeEventRow(value, NOW, include, object, out), 'the writer reads the value');
+  return out.takeAll();
+}
+
+test('rows from bytes equal rows from the decoded object, for every include', () => {
+  for (const [name, obj] of CASES) {
+    const value = eventCodec.encode(obj);
+    const decoded = eventCodec.decode(value);
+    for (const include of ['None', 'Metadata', 'Object'] as const) {
+      assert.equal(newRow(value, include).toString('utf8'), oldRow(decoded, include).toString('utf8'), `${name} (${include})`);
+    }
+  }
+});
+
+test('core/v1 view rows: cells from the stored object, the row object in core/v1', () => {
+  for (const [name, obj] of CASES) {
+    const value = eventCodec.encode(obj);
+    const decoded = eventCodec.decode(value);
+    const core = coreEventConversion.fromStored(value);
+    const coreObj = JSON.parse(core.toString('utf8')) as KubeObject;
+    assert.equal(newRow(value, 'Object', core).toString('utf8'), oldRow(decoded, 'Object', coreObj).toString('utf8'), name);
+    assert.equal(newRow(value, 'Metadata', core).toString('utf8'), oldRow(decoded, 'Metadata').toString('utf8'), name);
+  }
+});
+
+test('the cells as kubectl reads them', () => {
+  const value = eventCodec.encode(ev({ deprecatedSource: { component: 'kubelet-old', host: 'h1' }, note: ' hi ' }));
+  const row = JSON.parse(newRow(value, 'None').toString('utf8')) as { cells: unknown[] };
+  assert.deepEqual(row.cells, ['4m59s', 'Normal', 'Pulling', 'pod/web', 'spec.containers{c}', 'kubelet-old, h1', 'hi', '4m59s', 1, 'e1']);
+});
+
+test('map keys that look like integers keep the stored (Go) order in the row metadata', () => {
+  const value = eventCodec.encode(ev({}, { labels: { b: '1', '10': '2', '9': '3' } }));
+  const row = newRow(value, 'Metadata').toString('utf8');
+  assert.ok(row.includes('"labels":{"10":"2","9":"3","b":"1"}'), row);
+});
+
+test('values that are not JSON objects of the expected shape are left to the general path', () => {
+  const out = new ChunkBuilder();
+  for (const text of ['[]', '{"kind":"Event"}', '{"metadata":1}', 'null', '{"kind":"Event","metadata":{"name":"x"']) {
+    assert.equal(writeEventRow(Buffer.from(text), NOW, 'Metadata', undefined, out), false, text);
+  }
+  assert.equal(out.size, 0);
+});

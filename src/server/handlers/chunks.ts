@@ -1,0 +1,85 @@
+/**
+ * Response bodies assembled into socket-sized chunks: pieces of stored bytes and short strings are copied into
+ * one buffer, so a large list leaves in few writes without building per-item strings or one huge buffer.
+ * Hand-written because stream helpers either keep every piece as its own write or concatenate after the fact.
+ */
+
+/** Where a streamed body's pieces go. */
+export interface ByteSink {
+  /** Bytes [start, end) of `b`. */
+  raw(b: Buffer, start: number, end: number): void;
+  /** A string, UTF-8 encoded. */
+  text(s: string): void;
+  /** One byte (a separator). */
+  byte(c: number): void;
+  /** Bytes given as a latin1 string (one character per byte, as `toString('latin1')` reads them). */
+  bytes(s: string): void;
+}
+
+export const CHUNK = 64 * 1024;
+
+/** Collects pieces into chunks of at least CHUNK bytes (one piece larger than that gets a chunk of its own size). */
+export class ChunkBuilder implements ByteSink {
+  #buf: Buffer = Buffer.allocUnsafe(CHUNK);
+  #off = 0;
+  /** Full chunks waiting to be written. */
+  #ready: Buffer[] = [];
+
+  raw(b: Buffer, start: number, end: number): void {
+    const n = end - start;
+    this.#room(n);
+    b.copy(this.#buf, this.#off, start, end);
+    this.#off += n;
+  }
+
+  text(s: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: reserving that much avoids measuring the string first.
+    this.#room(s.length * 3);
+    this.#off += this.#buf.write(s, this.#off);
+  }
+
+  byte(c: number): void {
+    this.#room(1);
+    this.#buf[this.#off++] = c;
+  }
+
+  bytes(s: string): void {
+    this.#room(s.length);
+    this.#off += this.#buf.write(s, this.#off, 'latin1');
+  }
+
+  /** Bytes written since the last `take`. */
+  get size(): number {
+    let n = this.#off;
+    for (const c of this.#ready) n += c.length;
+    return n;
+  }
+
+  /** True when at least one full chunk is waiting. */
+  get full(): boolean {
+    return this.#ready.length > 0;
+  }
+
+  /** The full chunks waiting (emptied); the chunk being filled stays. */
+  takeFull(): Buffer[] {
+    const out = this.#ready;
+    this.#ready = [];
+    return out;
+  }
+
+  /** Everything written so far as one buffer (the builder is empty afterwards). */
+  takeAll(): Buffer {
+    const parts = this.takeFull();
+    if (this.#off) parts.push(this.#buf.subarray(0, this.#off));
+    this.#buf = Buffer.allocUnsafe(CHUNK);
+    this.#off = 0;
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  }
+
+  #room(n: number): void {
+    if (this.#off + n <= this.#buf.length) return;
+    if (this.#off) this.#ready.push(this.#buf.subarray(0, this.#off));
+    this.#buf = Buffer.allocUnsafe(Math.max(CHUNK, n));
+    this.#off = 0;
+  }
+}
