@@ -5,9 +5,12 @@
  *   GET  /1k       a fixed ~1 KB JSON object, stringified per request
  *   GET  /buf?bytes=N   a prebuilt N-byte buffer in one `end()` (the list-streaming ceiling)
  *   GET  /watch    a chunked stream that receives every /emit
- *   POST /emit     like /create, then writes `{"type":"ADDED","object":…}\n` serialized once to every watcher
+ *   POST /emit     like /create, plus what an API server adds to a created event (uid, creationTimestamp,
+ *                  managedFields, defaulted fields) so its frames carry the same bytes as the real server's; then
+ *                  writes `{"type":"ADDED","object":…}\n`, serialized once, to every watcher
  * Args: { dataDir, port }. Emits @@ready { port }.
  */
+import { randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import { childArgs, emit } from '../lib/child.ts';
 import { serverCreds } from '../lib/certs.ts';
@@ -55,16 +58,37 @@ function bufferOf(bytes: number): Buffer {
   return b;
 }
 
+/**
+ * The event as an API server returns and watches carry it: the fields the server sets (uid, creationTimestamp,
+ * one managedFields entry listing the top-level fields, the defaulted deprecated fields), so a watch frame is as
+ * long as the real server's for the same POST and the fan-out baseline moves the same bytes.
+ */
+function asServed(obj: { apiVersion?: unknown; kind?: unknown; metadata: Record<string, unknown> } & Record<string, unknown>): Record<string, unknown> {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const { apiVersion, kind, metadata, ...rest } = obj;
+  const fieldsV1: Record<string, object> = {};
+  for (const k of Object.keys(rest).sort()) fieldsV1[`f:${k}`] = {};
+  return {
+    kind,
+    apiVersion,
+    metadata: { ...metadata, uid: randomUUID(), creationTimestamp: now, managedFields: [{ manager: 'unknown', operation: 'Update', apiVersion, time: now, fieldsType: 'FieldsV1', fieldsV1 }] },
+    ...rest,
+    deprecatedSource: {},
+    deprecatedFirstTimestamp: null,
+    deprecatedLastTimestamp: null,
+  };
+}
+
 async function handle(req: Req, res: Res): Promise<void> {
   const url = req.url ?? '/';
   if (req.method === 'POST' && (url === '/create' || url === '/emit')) {
     const obj = JSON.parse((await readBody(req)).toString('utf8')) as { metadata: Record<string, unknown> };
     obj.metadata.resourceVersion = String(++rv);
-    json(res, 201, JSON.stringify(obj));
-    if (url === '/emit') {
-      const line = Buffer.from(JSON.stringify({ type: 'ADDED', object: obj }) + '\n');
-      for (const w of watchers) w.write(line);
-    }
+    if (url === '/create') return json(res, 201, JSON.stringify(obj));
+    const served = asServed(obj);
+    json(res, 201, JSON.stringify(served));
+    const line = Buffer.from(JSON.stringify({ type: 'ADDED', object: served }) + '\n');
+    for (const w of watchers) w.write(line);
     return;
   }
   if (url === '/1k') return json(res, 200, JSON.stringify(small));
