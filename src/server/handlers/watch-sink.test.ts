@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { FrameSink, type FrameTarget } from './watch-sink.ts';
+import { ChunkedSocketTarget, chunkOf, FrameSink, frameTargetOf, type FrameTarget } from './watch-sink.ts';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
@@ -193,6 +193,129 @@ describe('FrameSink', () => {
       const frame = Buffer.alloc(64 * 1024, 'w');
       for (let i = 0; i < 4096 && !ended; i++) {
         sink.push(frame);
+        await tick();
+      }
+      assert.equal(ended, true, 'ended before 256 MB were offered');
+    } finally {
+      sock.destroy();
+      server.close();
+    }
+  });
+});
+
+describe('frameTargetOf', () => {
+  /** An HTTP/1.1 server whose handler flushes headers, picks the target and writes `frames` through a sink. */
+  async function h1(frames: string[]) {
+    const targets: unknown[] = [];
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.flushHeaders();
+      const target = frameTargetOf(res as unknown as Parameters<typeof frameTargetOf>[0]);
+      targets.push(target);
+      const sink = new FrameSink(target, 1 << 20, () => res.destroy());
+      for (const f of frames) sink.push(Buffer.from(f));
+      setImmediate(() => {
+        sink.push(Buffer.from('last\n'));
+        setImmediate(() => (sink.flush(), res.end()));
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return { server, targets, port: (server.address() as AddressInfo).port };
+  }
+
+  it('writes HTTP/1.1 frames as prebuilt chunks to the socket; the body parses and the connection is reused', async () => {
+    const { server, targets, port } = await h1(['{"a":1}\n', '{"b":2}\n']);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const bodies: string[] = [];
+      const sockets = new Set<unknown>();
+      for (let i = 0; i < 2; i++) {
+        const res = await new Promise<http.IncomingMessage>((resolve) => http.get({ port, agent, host: '127.0.0.1' }, resolve));
+        sockets.add(res.socket);
+        assert.equal(res.headers['transfer-encoding'], 'chunked');
+        let body = '';
+        for await (const c of res) body += String(c);
+        bodies.push(body);
+      }
+      assert.deepEqual(bodies, ['{"a":1}\n{"b":2}\nlast\n', '{"a":1}\n{"b":2}\nlast\n']);
+      assert.equal(sockets.size, 1, 'the keep-alive connection served both');
+      assert.ok(targets.every((t) => t instanceof ChunkedSocketTarget));
+    } finally {
+      agent.destroy();
+      server.close();
+    }
+  });
+
+  it('falls back to the response for an HTTP/1.0 client (no chunked encoding)', async () => {
+    const { server, targets, port } = await h1(['x\n']);
+    const sock = connect(port, '127.0.0.1');
+    try {
+      sock.write('GET / HTTP/1.0\r\nHost: x\r\n\r\n');
+      let raw = '';
+      sock.on('data', (c: Buffer) => (raw += c.toString()));
+      await once(sock, 'end');
+      assert.ok(!(targets[0] instanceof ChunkedSocketTarget));
+      assert.ok(raw.endsWith('\r\n\r\nx\nlast\n'), raw);
+    } finally {
+      sock.destroy();
+      server.close();
+    }
+  });
+
+  it('writes HTTP/2 frames to the response stream itself', async () => {
+    let target: unknown;
+    let stream: unknown;
+    const server = http2.createServer((_req, res) => {
+      res.writeHead(200);
+      stream = res.stream;
+      target = frameTargetOf(res as unknown as Parameters<typeof frameTargetOf>[0]);
+      const sink = new FrameSink(target as FrameTarget, 1 << 20, () => res.destroy());
+      sink.push(Buffer.from('one\n'));
+      sink.push(Buffer.from('two\n'));
+      setImmediate(() => res.end());
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const req = client.request({ ':path': '/' });
+      let body = '';
+      for await (const c of req) body += String(c);
+      assert.equal(body, 'one\ntwo\n');
+      assert.equal(target, stream);
+    } finally {
+      client.destroy();
+      server.close();
+    }
+  });
+
+  it('builds one chunk per frame, shared by every watcher', () => {
+    const f = Buffer.from('{"x":1}\n');
+    assert.equal(chunkOf(f).toString(), '8\r\n{"x":1}\n\r\n');
+    assert.equal(chunkOf(f), chunkOf(f));
+  });
+
+  it('over HTTP/1.1 through the socket, still ends a watcher whose client stops reading', async () => {
+    let ended = false;
+    let sink: FrameSink | undefined;
+    let target: unknown;
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.flushHeaders();
+      target = frameTargetOf(res as unknown as Parameters<typeof frameTargetOf>[0]);
+      sink = new FrameSink(target as FrameTarget, 1 << 20, () => ((ended = true), res.destroy()));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const sock = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    sock.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    sock.pause();
+    try {
+      while (!sink) await tick();
+      assert.ok(target instanceof ChunkedSocketTarget);
+      for (let i = 0; i < 4096 && !ended; i++) {
+        sink.push(Buffer.alloc(64 * 1024 + i, 'w'));
         await tick();
       }
       assert.equal(ended, true, 'ended before 256 MB were offered');

@@ -17,7 +17,7 @@ import { parseIncludeObject, type Negotiated } from '../negotiation.ts';
 import { servedBytes, type RequestContext } from './context.ts';
 import { negotiate } from './get.ts';
 import { toTable } from './table.ts';
-import { FrameSink, type FrameTarget } from './watch-sink.ts';
+import { FrameSink, frameTargetOf, type PacedTarget } from './watch-sink.ts';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'cluster.io/initial-events-end';
 
@@ -72,7 +72,9 @@ function andName(p: Predicate, name: string): Predicate {
 const BEHIND_BYTES = 16 * 1024;
 
 class WatchStream {
-  readonly #sink: FrameSink;
+  #sink: FrameSink;
+  /** What the sink writes to (set once the headers are out; see frameTargetOf). */
+  #target: PacedTarget;
   /** True when the cache's shared frame bytes are what this watcher is sent (no Table, no view conversion). */
   readonly #shared: boolean;
   #ended = false;
@@ -92,7 +94,9 @@ class WatchStream {
     readonly include: 'None' | 'Metadata' | 'Object',
     readonly opts: ListOptions,
   ) {
-    this.#sink = new FrameSink(ctx.res as unknown as FrameTarget, watchSettings.maxQueuedBytes, () => this.end());
+    // Until the headers are flushed (start), an early error frame goes through the response itself.
+    this.#target = ctx.res as unknown as PacedTarget;
+    this.#sink = new FrameSink(this.#target, watchSettings.maxQueuedBytes, () => this.end());
     this.#shared = n.as !== 'Table' && !ctx.scope.convert;
   }
 
@@ -102,6 +106,10 @@ class WatchStream {
     const res = this.ctx.res;
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
     (res as { flushHeaders?: () => void }).flushHeaders?.();
+    if (!this.#ended) {
+      this.#target = frameTargetOf(res as unknown as Parameters<typeof frameTargetOf>[0]);
+      this.#sink = new FrameSink(this.#target, watchSettings.maxQueuedBytes, () => this.end());
+    }
     res.on('close', () => this.end());
     activeWatches.add(this.#entry);
     const timeoutMs =
@@ -131,7 +139,7 @@ class WatchStream {
     const paced = async (frame: Buffer) => {
       this.#sink.push(frame);
       if (this.#sink.queuedBytes < FIRST_CHUNK) return;
-      if (!this.#sink.flush() && !this.#ended) await drainOrClose(this.ctx.res);
+      if (!this.#sink.flush() && !this.#ended) await drainOrClose(this.#target, this.ctx.res);
     };
     for (const entry of cw.initial ?? []) {
       if (this.#ended) return;
@@ -227,15 +235,19 @@ class WatchStream {
   }
 }
 
-/** Resolves when the response drains or closes; both listeners go, so a long initial state does not pile them up. */
-function drainOrClose(res: RequestContext['res']): Promise<void> {
+/**
+ * Resolves when the frame target drains or the response closes; both listeners go, so a long initial state does
+ * not pile them up. 'drain' comes from the target written to (a socket written directly does not make the
+ * response emit it).
+ */
+function drainOrClose(target: PacedTarget, res: RequestContext['res']): Promise<void> {
   return new Promise<void>((resolve) => {
     const done = () => {
-      res.off('drain', done);
+      target.off('drain', done);
       res.off('close', done);
       resolve();
     };
-    res.on('drain', done);
+    target.on('drain', done);
     res.on('close', done);
   });
 }

@@ -8,8 +8,8 @@ import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { openSqliteStorage } from '../sqlite/index.ts';
 import type { Storage } from '../interface.ts';
 import { jsonCodec } from '../testing/json-codec.ts';
-import { Cacher } from './cacher.ts';
-import { EVERYTHING, type ObjectAttrs, type Predicate } from './types.ts';
+import { Cacher, type CacheWatch } from './cacher.ts';
+import { EVERYTHING, type CacheEvent, type ObjectAttrs, type Predicate } from './types.ts';
 
 const attrs = (o: KubeObject): ObjectAttrs => {
   const fields: Record<string, string> = { color: String(o.color ?? ''), 'metadata.name': o.metadata.name ?? '' };
@@ -93,5 +93,73 @@ describe('Cacher', () => {
     await cacher.waitForConsistentRead();
     w.stop();
     assert.deepEqual(seen, ['ADDED /o/ns0/w1', 'DELETED /o/ns0/w1', 'live ADDED /o/ns0/w2']);
+  });
+
+  it('delivers live changes to grouped and selective watchers alike, and a stopped watcher gets no more', async () => {
+    const seen = new Map<string, string[]>();
+    const consumer = (name: string, onEv?: () => void) => {
+      seen.set(name, []);
+      return { onEvent: (ev: CacheEvent, t: string) => (seen.get(name)!.push(`${t} ${ev.entry.key}`), onEv?.()), onError: () => {} };
+    };
+    const start = { fromRV: cacher.resourceVersion, sendInitialEvents: false };
+    const all = cacher.watch('/o/', { ...start, predicate: EVERYTHING }, consumer('all'));
+    const ns1 = cacher.watch('/o/ns1/', { ...start, predicate: EVERYTHING }, consumer('ns1'));
+    const red = cacher.watch('/o/ns1/', { ...start, predicate: byColor('red', false) }, consumer('red'));
+    // Stops itself and the next member of the same group during its first event: neither hears of later changes.
+    let once: CacheWatch | undefined;
+    let second: CacheWatch | undefined;
+    once = cacher.watch('/o/ns1/', { ...start, predicate: EVERYTHING }, consumer('once', () => (once!.stop(), second!.stop())));
+    second = cacher.watch('/o/ns1/', { ...start, predicate: EVERYTHING }, consumer('second'));
+    await storage.create('/o/ns1/g1', obj('ns1', 'g1', 'blue'));
+    await storage.guaranteedUpdate('/o/ns1/g1', { tryUpdate: () => ({ object: obj('ns1', 'g1', 'red') }) });
+    await storage.create('/o/ns2/g2', obj('ns2', 'g2', 'red'));
+    await storage.delete('/o/ns1/g1');
+    await cacher.waitForConsistentRead();
+    for (const w of [all, ns1, red]) w.stop();
+    await storage.create('/o/ns1/g3', obj('ns1', 'g3', 'red'));
+    await cacher.waitForConsistentRead();
+    assert.deepEqual(seen.get('all'), ['ADDED /o/ns1/g1', 'MODIFIED /o/ns1/g1', 'ADDED /o/ns2/g2', 'DELETED /o/ns1/g1']);
+    assert.deepEqual(seen.get('ns1'), ['ADDED /o/ns1/g1', 'MODIFIED /o/ns1/g1', 'DELETED /o/ns1/g1']);
+    assert.deepEqual(seen.get('red'), ['ADDED /o/ns1/g1', 'DELETED /o/ns1/g1']);
+    assert.deepEqual(seen.get('once'), ['ADDED /o/ns1/g1']);
+    assert.deepEqual(seen.get('second'), []);
+  });
+
+  it('starts a watch from a revision ahead of the cache only after that revision', async () => {
+    const ahead = cacher.resourceVersion + 1;
+    const seen: string[] = [];
+    const w = cacher.watch('/o/', { fromRV: ahead, sendInitialEvents: false, predicate: EVERYTHING }, { onEvent: (ev) => seen.push(ev.entry.key), onError: () => {} });
+    await storage.create('/o/ns0/f1', obj('ns0', 'f1', 'blue'));
+    await storage.create('/o/ns0/f2', obj('ns0', 'f2', 'blue'));
+    await cacher.waitForConsistentRead();
+    w.stop();
+    assert.deepEqual(seen, ['/o/ns0/f2']);
+  });
+});
+
+describe('Cacher storage watch failure', () => {
+  it('ends every watcher, grouped or selective, once, and delivers nothing more to them', async () => {
+    // A storage whose one watch we fail by hand (SQLite's watch does not fail on demand).
+    const handlers: { onEvent(ev: unknown): void; onError(err: Error): void }[] = [];
+    const fake = {
+      list: async () => ({ items: [], rv: 5, more: false }),
+      watch: (_p: string, _rv: number, h: (typeof handlers)[number]) => (handlers.push(h), { stop() {} }),
+      compactedRevision: () => 0,
+    } as unknown as Storage;
+    const c = new Cacher({ storage: fake, prefix: '/o/', codec: jsonCodec, attrs });
+    await c.start();
+    const errors: string[] = [];
+    const events: string[] = [];
+    const consumer = (name: string) => ({ onEvent: () => events.push(name), onError: (e: Error) => errors.push(`${name} ${e.message}`) });
+    const start = { fromRV: 5, sendInitialEvents: false };
+    c.watch('/o/', { ...start, predicate: EVERYTHING }, consumer('a'));
+    c.watch('/o/ns0/', { ...start, predicate: EVERYTHING }, consumer('b'));
+    c.watch('/o/', { ...start, predicate: byColor('red', false) }, consumer('c'));
+    handlers[0]!.onError(new Error('boom'));
+    await c.start();
+    handlers[1]!.onEvent({ type: 'ADDED', key: '/o/ns0/x', rv: 6, value: Buffer.from(JSON.stringify(obj('ns0', 'x', 'red'))) });
+    assert.deepEqual(errors.sort(), ['a boom', 'b boom', 'c boom']);
+    assert.deepEqual(events, []);
+    c.stop();
   });
 });

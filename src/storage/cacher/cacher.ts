@@ -103,7 +103,13 @@ export class Cacher {
   #historyStart = 0;
   #historyLen = 0;
   #historyFloor = 0;
-  #watchers = new Set<Watcher>();
+  /**
+   * Watchers without a selector, grouped by prefix: one prefix check decides a whole group and no predicate or
+   * type rule runs per watcher (the common fan-out: kubectl and controllers watch a namespace or everything).
+   */
+  #groups = new Map<string, Set<Watcher>>();
+  /** Watchers with a selector: each runs its predicate and the type rules per change. */
+  #selective = new Set<Watcher>();
   #waiters: { rv: number; resolve(): void }[] = [];
   #snapshots = new Map<number, { tree: Tree; at: number }>();
   #storageWatch: Watch | undefined;
@@ -198,14 +204,49 @@ export class Cacher {
     }
     this.#remember(ev);
     this.#rv = se.rv;
-    for (const w of this.#watchers) {
-      if (ev.rv > w.afterRV && ev.entry.key.startsWith(w.prefix)) dispatch(w, ev);
-    }
+    this.#dispatch(ev);
     if (this.#waiters.length) {
       const due = this.#waiters.filter((x) => x.rv <= this.#rv);
       this.#waiters = this.#waiters.filter((x) => x.rv > this.#rv);
       for (const x of due) x.resolve();
     }
+  }
+
+  /**
+   * Passes a live change to every watcher it concerns. Watchers added or stopped by a consumer during the loop are
+   * safe: Set/Map iteration skips deleted members, and a watcher added now starts after this revision (afterRV).
+   */
+  #dispatch(ev: CacheEvent): void {
+    const key = ev.entry.key;
+    const rv = ev.rv;
+    const type = ev.type;
+    for (const [prefix, group] of this.#groups) {
+      if (!key.startsWith(prefix)) continue;
+      for (const w of group) if (rv > w.afterRV) w.consumer.onEvent(ev, type);
+    }
+    for (const w of this.#selective) {
+      if (rv > w.afterRV && key.startsWith(w.prefix)) dispatch(w, ev);
+    }
+  }
+
+  /** Registers a live watcher; returns its stop function. */
+  #addWatcher(w: Watcher): () => void {
+    if (!w.predicate.everything) {
+      this.#selective.add(w);
+      return () => this.#selective.delete(w);
+    }
+    let group = this.#groups.get(w.prefix);
+    if (!group) this.#groups.set(w.prefix, (group = new Set()));
+    group.add(w);
+    const g = group;
+    return () => {
+      if (g.delete(w) && g.size === 0 && this.#groups.get(w.prefix) === g) this.#groups.delete(w.prefix);
+    };
+  }
+
+  #clearWatchers(): void {
+    this.#groups.clear();
+    this.#selective.clear();
   }
 
   #index(entry: CacheEntry, add: boolean): void {
@@ -249,8 +290,10 @@ export class Cacher {
   #onStorageError(err: Error): void {
     // The one storage watch failed: end every watcher (clients re-watch) and rebuild from a fresh list.
     this.#o.onError?.(err);
-    for (const w of this.#watchers) w.consumer.onError(err);
-    this.#watchers.clear();
+    const all = [...this.#selective];
+    for (const group of this.#groups.values()) all.push(...group);
+    this.#clearWatchers();
+    for (const w of all) w.consumer.onError(err);
     this.#storageWatch = undefined;
     if (this.#stopped) return;
     this.#ready = this.#load();
@@ -368,8 +411,7 @@ export class Cacher {
       const snapshot = this.#tree.clone();
       const startRV = this.#rv;
       const w: Watcher = { prefix, predicate: opts.predicate, consumer, afterRV: startRV };
-      this.#watchers.add(w);
-      return { initial: filtered(snapshot, prefix, opts.predicate), startRV, stop: () => this.#watchers.delete(w) };
+      return { initial: filtered(snapshot, prefix, opts.predicate), startRV, stop: this.#addWatcher(w) };
     }
     const from = opts.fromRV;
     if (from >= this.#historyFloor) {
@@ -382,8 +424,7 @@ export class Cacher {
         const ev = this.#history[(this.#historyStart + i) % cap]!;
         if (ev.rv > from && ev.entry.key.startsWith(prefix)) kept.push(ev);
       }
-      this.#watchers.add(w);
-      return { initial: undefined, replay: replayOf(kept, opts.predicate), startRV: from, stop: () => this.#watchers.delete(w) };
+      return { initial: undefined, replay: replayOf(kept, opts.predicate), startRV: from, stop: this.#addWatcher(w) };
     }
     // Older than the ring: a storage watch of its own replays the revision log (or reports Expired).
     const w: Watcher = { prefix, predicate: opts.predicate, consumer, afterRV: from };
@@ -411,7 +452,7 @@ export class Cacher {
   stop(): void {
     this.#stopped = true;
     this.#storageWatch?.stop();
-    this.#watchers.clear();
+    this.#clearWatchers();
     this.#snapshots.clear();
   }
 
