@@ -11,6 +11,8 @@ import { coreEventConversion } from '../core-events/scope.ts';
 import { eventCodec } from './storage.ts';
 import { EVENT_COLUMNS, eventTableCells } from './table.ts';
 import { writeEventRow } from './table-bytes.ts';
+import { newEventEntry, type EventAttrsPools } from './attrs.ts';
+import type { Served } from '../generic/store.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const scope = { tableColumns: EVENT_COLUMNS, tableCells: (o: KubeObject, now: number) => eventTableCells(o as unknown as Event, now) } as ResourceScope;
@@ -77,9 +79,10 @@ function oldRow(obj: KubeObject, include: IncludeObject, rowObject?: KubeObject)
   return Buffer.from(goJSON(toTable(scope, [obj], {}, include, false, NOW, rowObject ? [rowObject] : undefined).rows[0]));
 }
 
-function newRow(value: Buffer, include: IncludeObject, object?: Buffer): Buffer {
+function newRow(value: Buffer | Served, include: IncludeObject, object?: Buffer): Buffer {
   const out = new ChunkBuilder();
-  assert.ok(writeEventRow(value, NOW, include, object, out), 'the writer reads the value');
+  const item = Buffer.isBuffer(value) ? { key: '/events/ns/e1', value } : value;
+  assert.ok(writeEventRow(item, NOW, include, object, out), 'the writer reads the value');
   return out.takeAll();
 }
 
@@ -119,7 +122,52 @@ test('map keys that look like integers keep the stored (Go) order in the row met
 test('values that are not JSON objects of the expected shape are left to the general path', () => {
   const out = new ChunkBuilder();
   for (const text of ['[]', '{"kind":"Event"}', '{"metadata":1}', 'null', '{"kind":"Event","metadata":{"name":"x"']) {
-    assert.equal(writeEventRow(Buffer.from(text), NOW, 'Metadata', undefined, out), false, text);
+    assert.equal(writeEventRow({ key: '/events/ns/x', value: Buffer.from(text) }, NOW, 'Metadata', undefined, out), false, text);
   }
   assert.equal(out.size, 0);
+});
+
+const unshared: EventAttrsPools = { string: (x) => x, version: (x) => x, profile: (_k, make) => make() };
+
+/** The cache entry of `obj` (as the watch cache builds it, with the Table cells' offsets when they apply). */
+function entryOf(obj: KubeObject) {
+  const value = eventCodec.encode(obj);
+  return newEventEntry(`/events/ns/${obj.metadata.name ?? ''}`, 7, value, eventCodec.decode(value) as unknown as Event, unshared);
+}
+
+// Cases the offsets describe (the rest fall back to scanning: escapes, notes to trim, non-ASCII regarding names).
+const WITH_OFFSETS = new Set(['plain', 'upper-case unicode kind', 'note of one character', 'no note, type, reason, field path, instance', 'regarding without name', 'regarding empty', 'series', 'series in the future', 'deprecated core fields', 'deprecated source component only', 'core event without eventTime', 'no times at all', 'old and leap-day times', 'related and action', 'labels and annotations', 'a label key eventTime after an object-valued key', 'no managedFields']);
+
+test('rows of cached entries (from recorded offsets, or scanned) equal rows from the decoded object, in both views', () => {
+  for (const [name, obj] of CASES) {
+    const entry = entryOf(obj);
+    assert.equal(entry.rowMeta !== 0, WITH_OFFSETS.has(name), `${name}: offsets recorded`);
+    const decoded = eventCodec.decode(entry.value);
+    for (const include of ['None', 'Metadata', 'Object'] as const) {
+      assert.equal(newRow(entry, include).toString('utf8'), oldRow(decoded, include).toString('utf8'), `${name} (${include})`);
+    }
+    const core = coreEventConversion.fromStored(entry.value);
+    const coreObj = JSON.parse(core.toString('utf8')) as KubeObject;
+    assert.equal(newRow(entry, 'Object', core).toString('utf8'), oldRow(decoded, 'Object', coreObj).toString('utf8'), name);
+  }
+});
+
+test('offset rows: counts, ages of many times in one list, and shapes the offsets leave to scanning', () => {
+  const times = ['2026-03-01T11:59:59.999999Z', '2026-03-01T12:00:00.500000Z', '2026-03-01T12:00:02Z', '2020-01-01T00:00:00Z', 'not-a-time', '2026-02-29T10:00:00Z'];
+  for (const t of times) {
+    for (const e of [entryOf(ev({ eventTime: t })), entryOf(ev({ deprecatedLastTimestamp: t, deprecatedCount: 123456 }))]) {
+      assert.notEqual(e.rowMeta, 0, t);
+      assert.equal(newRow(e, 'Metadata').toString('utf8'), oldRow(eventCodec.decode(e.value), 'Metadata').toString('utf8'), t);
+    }
+  }
+  const scanned: [string, KubeObject][] = [
+    ['count beyond the packed range', ev({ deprecatedCount: 1 << 22 })],
+    ['a value of 32 KB', ev({ note: 'n'.repeat(32 * 1024) })],
+    ['a name with an escape', ev({}, { name: 'a<b' })],
+  ];
+  for (const [name, obj] of scanned) {
+    const e = entryOf(obj);
+    assert.equal(e.rowMeta, 0, name);
+    assert.equal(newRow(e, 'None').toString('utf8'), oldRow(eventCodec.decode(e.value), 'None').toString('utf8'), name);
+  }
 });

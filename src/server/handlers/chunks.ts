@@ -18,6 +18,9 @@ export interface ByteSink {
 
 export const CHUNK = 64 * 1024;
 
+// Pieces up to this many bytes are copied by a JS loop.
+const SHORT = 32;
+
 /** Collects pieces into chunks of at least CHUNK bytes (one piece larger than that gets a chunk of its own size). */
 export class ChunkBuilder implements ByteSink {
   #buf: Buffer = Buffer.allocUnsafe(CHUNK);
@@ -28,7 +31,12 @@ export class ChunkBuilder implements ByteSink {
   raw(b: Buffer, start: number, end: number): void {
     const n = end - start;
     this.#room(n);
-    b.copy(this.#buf, this.#off, start, end);
+    // Short pieces (Table cells) are copied in JS: a native copy costs more than the bytes it moves.
+    if (n <= SHORT) {
+      const buf = this.#buf;
+      const off = this.#off - start;
+      for (let i = start; i < end; i++) buf[off + i] = b[i]!;
+    } else b.copy(this.#buf, this.#off, start, end);
     this.#off += n;
   }
 
@@ -44,8 +52,14 @@ export class ChunkBuilder implements ByteSink {
   }
 
   bytes(s: string): void {
-    this.#room(s.length);
-    this.#off += this.#buf.write(s, this.#off, 'latin1');
+    const n = s.length;
+    this.#room(n);
+    if (n <= SHORT) {
+      const buf = this.#buf;
+      const off = this.#off;
+      for (let i = 0; i < n; i++) buf[off + i] = s.charCodeAt(i);
+      this.#off += n;
+    } else this.#off += this.#buf.write(s, this.#off, 'latin1');
   }
 
   /** Bytes written since the last `take`. */

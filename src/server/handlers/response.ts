@@ -133,7 +133,7 @@ async function streamTable(ctx: RequestContext, l: ListResult, include: 'None' |
     if (!first) out.byte(COMMA);
     first = false;
     const objectBytes = include === 'Object' ? servedBytes(scope, s.value) : undefined;
-    if (fast?.(s.value, now, include, objectBytes, out)) return;
+    if (fast?.(s, now, include, objectBytes, out)) return;
     const obj = decode(ctx, s);
     const rowObject = include === 'Object' ? (scope.convert ? decodeServed(ctx, s) : obj) : undefined;
     out.text(goJSON(toTable(scope, [obj], {}, include, false, now, rowObject ? [rowObject] : undefined).rows[0]));

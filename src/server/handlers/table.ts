@@ -1,5 +1,6 @@
 /** meta.k8s.io/v1 Table output for get, list and watch (upstream `handlers/response.go` + the table convertor). */
 import type { KubeObject, ListMeta } from '../../apis/meta/v1/types.ts';
+import type { Served } from '../../registry/generic/store.ts';
 import type { ByteSink } from './chunks.ts';
 import type { ResourceScope } from './context.ts';
 
@@ -42,9 +43,9 @@ export function partialObjectMetadata(o: KubeObject): object {
 }
 
 /**
- * Writes one Table row's JSON (`{"cells":[…]}` plus `"object"` per `include`) for a stored value straight from its
- * bytes, exactly as goJSON of the toTable row would be. `object` is the row object's bytes for include=Object (the
+ * Writes one Table row's JSON (`{"cells":[…]}` plus `"object"` per `include`) for a listed item straight from its
+ * bytes (or what its cache entry recorded about them), exactly as goJSON of the toTable row would be. `object` is the row object's bytes for include=Object (the
  * client's version). Returns false, having written nothing, when the bytes are not in the shape it expects: the
  * caller then renders the row from the decoded object.
  */
-export type TableRowWriter = (value: Buffer, nowMs: number, include: IncludeObject, object: Buffer | undefined, out: ByteSink) => boolean;
+export type TableRowWriter = (item: Served, nowMs: number, include: IncludeObject, object: Buffer | undefined, out: ByteSink) => boolean;
