@@ -1,6 +1,6 @@
-import { test } from 'node:test';
+import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRequestInfo, RequestInfoError, fieldSelectorExactMatch } from './request-info.ts';
+import { parseRequestInfo, plainQueryIndex, RequestInfoError, fieldSelectorExactMatch } from './request-info.ts';
 
 function parse(method: string, url: string) {
   const u = new URL(url, 'http://localhost');
@@ -147,4 +147,36 @@ test('fieldSelectorExactMatch: escapes and parse errors as fields.ParseSelector'
   assert.equal(fieldSelectorExactMatch('metadata.name', 'metadata.name'), null);
   assert.equal(fieldSelectorExactMatch('', 'metadata.name'), undefined);
   assert.equal(fieldSelectorExactMatch(',,type=x,', 'metadata.name'), undefined);
+});
+
+describe('plainQueryIndex', () => {
+  // What describe() derives through WHATWG URL parsing, for comparison.
+  const viaURL = (raw: string) => {
+    const u = new URL(raw, 'https://localhost');
+    return { pathname: decodeURIComponent(u.pathname), query: [...u.searchParams] };
+  };
+  it('takes plain targets as they are, with the same path and query URL parsing gives', () => {
+    const plain = [
+      '/',
+      '/apis/events.cluster.io/v1/namespaces/default/events',
+      '/apis/events.cluster.io/v1/namespaces/default/events/pod.17a2b3c4d5e6f7a8',
+      '/api/v1/namespaces/kube-system/events?watch=1&resourceVersion=10',
+      '/apis/x/v1/events?fieldSelector=regarding.name%3Dp,type!=Warning&limit=500&labelSelector=a+in+(b,c)',
+      '/apis/x/v1/events?q="a"<b>\'c\'&x=%zz&y=%41&&=&z',
+      '/version?',
+      '/a/b/',
+      '/a~b_c-d.e',
+    ];
+    for (const raw of plain) {
+      const q = plainQueryIndex(raw);
+      assert.ok(q >= 0, raw);
+      const got = { pathname: raw.slice(0, q), query: [...new URLSearchParams(raw.slice(q + 1))] };
+      assert.deepEqual(got, viaURL(raw), raw);
+    }
+  });
+  it('sends anything URL parsing could change through URL parsing', () => {
+    for (const raw of ['', 'x', '//host/a', '/a//b', '/a/./b', '/a/../b', '/.well-known', '/a%2Fb', '/a b', '/a\tb', '/a\\b', '/a#f', '/a?b#c', '/a?b c', '/é', '/a?é', '/a:b', '/a;b', '/a@b']) {
+      assert.equal(plainQueryIndex(raw), -1, JSON.stringify(raw));
+    }
+  });
 });

@@ -120,9 +120,41 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   return info;
 }
 
+// strings.Split(strings.Trim(path, "/"), "/"), without the regular expression the hot path paid for.
 function splitPath(path: string): string[] {
-  const trimmed = path.replace(/^\/+|\/+$/g, '');
-  return trimmed === '' ? [] : trimmed.split('/');
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 47) start++;
+  while (end > start && path.charCodeAt(end - 1) === 47) end--;
+  return start === end ? [] : path.slice(start, end).split('/');
+}
+
+/**
+ * For a request target that WHATWG URL parsing leaves as it is, the index of its `?` (the length when there is
+ * none); -1 for any other target, which must go through `new URL`. Plain means: starts with one `/`; the path
+ * holds only unreserved characters and `/` (no `%` escapes, no empty `//`, no segment starting with `.`, so no
+ * dot segments); the query holds only printable ASCII without `#` (URL would percent-encode some of those, and
+ * URLSearchParams decodes them back to the same values).
+ */
+export function plainQueryIndex(raw: string): number {
+  const n = raw.length;
+  if (n === 0 || raw.charCodeAt(0) !== 47) return -1;
+  let i = 1;
+  for (; i < n; i++) {
+    const c = raw.charCodeAt(i);
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || c === 45 || c === 95 || c === 126) continue;
+    if (c === 47 || c === 46) {
+      if (raw.charCodeAt(i - 1) === 47) return -1; // `//`, or a segment starting with `.`
+      continue;
+    }
+    if (c === 63) break;
+    return -1;
+  }
+  for (let j = i + 1; j < n; j++) {
+    const c = raw.charCodeAt(j);
+    if (c < 0x21 || c > 0x7e || c === 35) return -1;
+  }
+  return i;
 }
 
 /**

@@ -119,3 +119,18 @@ test('toYAML sorts keys and quotes ambiguous strings like go-yaml', () => {
     ].join('\n'),
   );
 });
+
+test('encode escapes each HTML-unsafe character alone, and leaves other 0xE2-led characters as UTF-8', () => {
+  const note = (s: string) => encode({ note: s }, EVENTS_DEFS, EVENT).toString('utf8');
+  const cases: [string, string][] = [
+    ['plain', '"plain"'],
+    ['a<b', '"a\\u003cb"'],
+    ['a>b', '"a\\u003eb"'],
+    ['a&b', '"a\\u0026b"'],
+    ['a\u2028b', '"a\\u2028b"'],
+    ['a\u2029b', '"a\\u2029b"'],
+    ['€ “quoted” …', '"€ “quoted” …"'],
+    ['€<', '"€\\u003c"'],
+  ];
+  for (const [input, json] of cases) assert.ok(note(input).includes(`,"note":${json},`), input);
+});

@@ -5,10 +5,8 @@ import type { StoredObject } from '../../storage/interface.ts';
 import type { Served } from './store.ts';
 
 export function served(s: StoredObject, obj?: KubeObject): Served {
-  const out: Served = { key: s.key, value: s.value };
   const o = s.object ?? obj;
-  if (o) out.object = o;
-  return out;
+  return o ? { key: s.key, value: s.value, object: o } : { key: s.key, value: s.value };
 }
 
 export function copyOrDelete<K extends 'creationTimestamp' | 'deletionTimestamp' | 'deletionGracePeriodSeconds' | 'generation'>(

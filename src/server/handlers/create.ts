@@ -9,7 +9,9 @@ import { writeObject } from './response.ts';
 
 export async function createObject(ctx: RequestContext): Promise<void> {
   const n = negotiate(ctx);
-  const mediaType = requestBodyType(ctx.req.headers['content-type']);
+  const contentType = ctx.req.headers['content-type'];
+  // The common exact header skips media-type parsing (same result: requestBodyType accepts it as it is).
+  const mediaType = contentType === 'application/json' ? contentType : requestBodyType(contentType);
   const body = await readBody(ctx.req);
   const opts = parseWriteOptions('CreateOptions', ctx.query);
   const obj = toStored(ctx.scope, decodeObject(ctx, body, mediaType, opts.fieldValidation));

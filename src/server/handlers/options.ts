@@ -28,6 +28,8 @@ function validateDryRun(values: string[]): FieldError[] {
  * fieldManager required for apply, force forbidden otherwise), fieldManager, dryRun, fieldValidation.
  */
 export function parseWriteOptions(kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', q: URLSearchParams, patch?: { apply: boolean }): WriteOptions {
+  // Most writes carry no query: every option takes its default and nothing can fail (apply needs a fieldManager).
+  if (q.size === 0 && !patch?.apply) return { dryRun: false, fieldValidation: 'Warn', fieldManager: '' };
   const dryRun = q.getAll('dryRun');
   const fv = q.get('fieldValidation') ?? '';
   const fm = q.get('fieldManager') ?? '';
@@ -43,8 +45,17 @@ export function parseWriteOptions(kind: 'CreateOptions' | 'UpdateOptions' | 'Pat
 
 /** The manager of a non-apply write: `?fieldManager`, else derived from the User-Agent (upstream managerOrUserAgent). */
 export function writeManager(opts: WriteOptions, userAgent: string | undefined): string {
-  return opts.fieldManager || managerFromUserAgent(userAgent);
+  if (opts.fieldManager) return opts.fieldManager;
+  // A client sends the same User-Agent on every request: remember the last derivation (a per-character loop).
+  if (userAgent !== lastUserAgent) {
+    lastUserAgent = userAgent;
+    lastManager = managerFromUserAgent(userAgent);
+  }
+  return lastManager;
 }
+
+let lastUserAgent: string | undefined;
+let lastManager = managerFromUserAgent(undefined);
 
 export interface PatchOptions extends WriteOptions {
   /** `force` (apply only); any value but `0`/`false` is true, as upstream's parameter codec reads booleans. */

@@ -58,9 +58,10 @@ function isThenable<T>(v: T | Promise<T>): v is Promise<T> {
   return typeof (v as { then?: unknown } | null)?.then === 'function';
 }
 
+// One literal per case rather than a spread copy: this runs once per write.
 function toStored(w: PendingWrite): StoredObject {
-  const base = { key: w.key, rv: w.rv, value: w.value, object: w.object };
-  return w.expiresAt === undefined ? base : { ...base, expiresAt: w.expiresAt };
+  if (w.expiresAt === undefined) return { key: w.key, rv: w.rv, value: w.value, object: w.object };
+  return { key: w.key, rv: w.rv, value: w.value, object: w.object, expiresAt: w.expiresAt };
 }
 
 export class SqliteStorage implements Storage {

@@ -23,6 +23,20 @@ interface Watcher {
 
 type ReplayRow = [rv: number, key: string, type: number, value: Buffer, prevRv: number, expiresAt: number | null];
 
+/** The event of a committed write; built field by field (no spread copies: this runs once per write). */
+function liveEvent(write: PendingWrite): StorageEvent {
+  const ev: { -readonly [K in keyof StorageEvent]: StorageEvent[K] } = {
+    type: EVENT_TYPES[write.type]!,
+    key: write.key,
+    rv: write.rv,
+    value: write.value,
+    object: write.object,
+  };
+  if (write.expiresAt !== undefined) ev.expiresAt = write.expiresAt;
+  if (write.prevValue !== undefined) ev.prevValue = write.prevValue;
+  return ev;
+}
+
 export class WatchHub {
   private readonly live = new Set<Watcher>();
   private readonly all = new Set<Watcher>();
@@ -52,15 +66,7 @@ export class WatchHub {
       let ev: StorageEvent | undefined;
       for (const w of this.live) {
         if (write.rv <= w.lastRV || !write.key.startsWith(w.prefix)) continue;
-        ev ??= {
-          type: EVENT_TYPES[write.type]!,
-          key: write.key,
-          rv: write.rv,
-          value: write.value,
-          object: write.object,
-          ...(write.expiresAt !== undefined && { expiresAt: write.expiresAt }),
-          ...(write.prevValue !== undefined && { prevValue: write.prevValue }),
-        };
+        ev ??= liveEvent(write);
         this.deliver(w, ev);
       }
     }
