@@ -8,7 +8,8 @@ import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { openSqliteStorage } from '../sqlite/index.ts';
 import type { Storage } from '../interface.ts';
 import { jsonCodec } from '../testing/json-codec.ts';
-import { type CacheCursor, Cacher } from './cacher.ts';
+import { Cacher } from './cacher.ts';
+import type { CacheCursor } from './list-cursor.ts';
 import { EVERYTHING, type CacheEntry, type ObjectAttrs, type Predicate } from './types.ts';
 
 // Selector attributes offered both as a map and as a lookup, so the test does not depend on which one the cache reads.
