@@ -332,22 +332,21 @@ export class Cacher {
     return this.#tree.get(key);
   }
 
+  /** The map at revision `rv` (unset: current), or undefined when that revision is neither current nor kept. */
+  #at(rv: number | undefined): { tree: Tree; rv: number } | undefined {
+    if (rv === undefined || rv === this.#rv) return { tree: this.#tree, rv: this.#rv };
+    const snap = this.#snapshots.get(rv);
+    return snap ? { tree: snap.tree, rv } : undefined;
+  }
+
   /**
    * Lists from the cache. Returns undefined when the requested revision is neither current nor a kept snapshot:
    * the caller then reads from storage.
    */
   list(prefix: string, opts: CacheListOptions): CacheListResult | undefined {
-    let tree: Tree;
-    let rv: number;
-    if (opts.rv === undefined || opts.rv === this.#rv) {
-      tree = this.#tree;
-      rv = this.#rv;
-    } else {
-      const snap = this.#snapshots.get(opts.rv);
-      if (!snap) return undefined;
-      tree = snap.tree;
-      rv = opts.rv;
-    }
+    const at = this.#at(opts.rv);
+    if (!at) return undefined;
+    const { tree, rv } = at;
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
     const items: CacheEntry[] = [];
@@ -463,21 +462,14 @@ export class Cacher {
    * current nor kept (the caller then reads from storage).
    */
   listView(prefix: string, opts: Omit<CacheListOptions, 'limit'>): CacheListView | undefined {
-    let tree: Tree;
-    let rv: number;
+    const at = this.#at(opts.rv);
+    if (!at) return undefined;
     const pred = opts.predicate;
-    let candidates: string[] | undefined;
-    if (opts.rv === undefined || opts.rv === this.#rv) {
-      // The index describes the current state only: take its candidates together with the snapshot.
-      candidates = pred.everything ? undefined : this.#candidates(pred, this.#tree.size);
-      tree = this.#tree.clone();
-      rv = this.#rv;
-    } else {
-      const snap = this.#snapshots.get(opts.rv);
-      if (!snap) return undefined;
-      tree = snap.tree;
-      rv = opts.rv;
-    }
+    const current = at.tree === this.#tree;
+    // The index describes the current state only: take its candidates together with the snapshot.
+    const candidates = current && !pred.everything ? this.#candidates(pred, at.tree.size) : undefined;
+    const tree = current ? at.tree.clone() : at.tree;
+    const rv = at.rv;
     const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
     return {
       rv,
