@@ -162,7 +162,16 @@ export function formatMicroTime(ms: number, micros = 0): string {
   return `${formatUTC(secs)}.${String(us).padStart(6, '0')}Z`;
 }
 
+// Every write in one second stamps the same text (creationTimestamp, managedFields time): format it once.
+let lastSecond = NaN;
+let lastSecondText = '';
+
 /** Formats epoch milliseconds as a Time (whole seconds, truncated). */
 export function formatTime(ms: number): string {
-  return `${formatUTC(Math.floor(Math.floor(ms) / 1000))}Z`;
+  const secs = Math.floor(Math.floor(ms) / 1000);
+  if (secs !== lastSecond) {
+    lastSecondText = `${formatUTC(secs)}Z`;
+    lastSecond = secs;
+  }
+  return lastSecondText;
 }

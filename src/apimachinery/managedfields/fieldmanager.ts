@@ -7,6 +7,7 @@
 import type { KubeObject, ManagedFieldsEntry } from '../../apis/meta/v1/types.ts';
 import { canonicalize, convertValue } from '../codec/index.ts';
 import { newBadRequest, newUnclassified } from '../errors.ts';
+import { formatTime } from '../codec/time.ts';
 import type { Definitions } from '../schema.ts';
 import { normalizeConfig } from './config.ts';
 import { newApplyConflict } from './conflict.ts';
@@ -49,9 +50,6 @@ export class FieldManager {
   private readonly emptyObject: Obj;
   /** FieldsV1 of untracked creates by shape (see create-memo.ts). */
   private readonly createMemo = new CreateFieldsMemo();
-  /** formatSeconds of the last second seen: every create within a second records the same time. */
-  private lastSecond = NaN;
-  private lastSecondText = '';
 
   constructor(opts: FieldManagerOptions) {
     this.defs = opts.defs;
@@ -118,17 +116,11 @@ export class FieldManager {
 
   /** The one entry an untracked create records, as encodeManagedFields writes it. */
   private createEntry(manager: string, fieldsV1: Readonly<Record<string, unknown>>, now: Date): ManagedFieldsEntry {
-    const ms = now.getTime();
-    const second = Math.floor(ms / 1000);
-    if (second !== this.lastSecond) {
-      this.lastSecond = second;
-      this.lastSecondText = formatSeconds(now);
-    }
     return {
       manager,
       operation: 'Update',
       apiVersion: this.apiVersion,
-      time: this.lastSecondText,
+      time: formatTime(now.getTime()),
       fieldsType: 'FieldsV1',
       fieldsV1: fieldsV1 as ManagedFieldsEntry['fieldsV1'],
     };

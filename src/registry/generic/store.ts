@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject, Preconditions } from '../../apis/meta/v1/types.ts';
+import { formatTime } from '../../apimachinery/codec/time.ts';
 import {
   type GroupResource,
   OPTIMISTIC_LOCK_MESSAGE,
@@ -78,9 +79,6 @@ export interface WriteOptions {
 
 export class Store {
   readonly #o: StoreOptions;
-  /** creationTimestamp text of the last whole second used: creates within one second share it. */
-  #second = NaN;
-  #secondText = '';
 
   constructor(opts: StoreOptions) {
     this.#o = opts;
@@ -125,12 +123,7 @@ export class Store {
     const m = obj.metadata;
     this.#o.strategy.prepareForCreate(obj);
     m.uid = randomUUID();
-    const second = Math.floor(this.#now() / 1000);
-    if (second !== this.#second) {
-      this.#second = second;
-      this.#secondText = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
-    }
-    m.creationTimestamp = this.#secondText;
+    m.creationTimestamp = formatTime(this.#now());
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
     delete m.selfLink;
@@ -387,7 +380,7 @@ export class Store {
           if (!cur) throw newNotFound(this.#o.groupResource, name);
           const next = structuredClone(check(cur));
           if (!next.metadata.deletionTimestamp) {
-            next.metadata.deletionTimestamp = new Date(Math.floor(this.#now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+            next.metadata.deletionTimestamp = formatTime(this.#now());
             next.metadata.deletionGracePeriodSeconds = 0;
           }
           next.metadata.resourceVersion = String(cur.rv);
