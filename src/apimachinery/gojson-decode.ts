@@ -5,6 +5,8 @@
  * their literal so callers can apply Go's int64 rules. Hand-written: no library reproduces Go's scanner messages.
  */
 
+import { EXCEEDED_MAX_DEPTH, MAX_NESTING_DEPTH } from './codec/nesting.ts';
+
 export type GoJsonValue =
   | { kind: 'object'; entries: [string, GoJsonValue][] }
   | { kind: 'array'; items: GoJsonValue[] }
@@ -35,6 +37,7 @@ export function goQuoteChar(c: number): string {
 
 class Reader {
   private pos = 0;
+  private depth = 0;
   constructor(private readonly b: Uint8Array) {}
 
   private fail(c: number, context: string): never {
@@ -64,8 +67,13 @@ class Reader {
   private value(): GoJsonValue {
     const c = this.skipSpace();
     if (c === -1) throw new GoJsonSyntaxError(UNEXPECTED_END);
-    if (c === 0x7b) return this.object();
-    if (c === 0x5b) return this.array();
+    if (c === 0x7b || c === 0x5b) {
+      // Recursive descent, so the nesting limit is checked as Go's scanner checks its own.
+      if (++this.depth > MAX_NESTING_DEPTH) this.fail(c, EXCEEDED_MAX_DEPTH);
+      const v = c === 0x7b ? this.object() : this.array();
+      this.depth--;
+      return v;
+    }
     if (c === 0x22) return { kind: 'string', value: this.string() };
     if (c === 0x2d || isDigit(c)) return { kind: 'number', literal: this.number() };
     if (c === 0x74) return this.literal('true', { kind: 'bool', value: true });

@@ -250,10 +250,10 @@ test('malformed JSON is an unrecognized object with a Go syntax error and a summ
   );
 });
 
-test('nesting deeper than 10000 is rejected with exceeded max depth', () => {
-  const deep = `{"metadata":{"foo":${'['.repeat(10001)}${']'.repeat(10001)}}}`;
-  assert.throws(() => decode(deep), (e: unknown) => e instanceof StatusError && e.code === 400 && e.message.includes('exceeded max depth'));
-  const ok = `{"metadata":{"foo":${'['.repeat(9990)}${']'.repeat(9990)}}}`;
+test('nesting deeper than 100 is rejected with exceeded max depth (nesting.ts)', () => {
+  const deep = `{"metadata":{"foo":${'['.repeat(99)}${']'.repeat(99)}}}`;
+  assert.throws(() => decode(deep), (e: unknown) => e instanceof StatusError && e.code === 400 && e.message.includes("json parse error: invalid character '[' exceeded max depth of 100"));
+  const ok = `{"metadata":{"foo":${'['.repeat(98)}${']'.repeat(98)}}}`;
   assert.deepEqual(decode(ok).problems, ['unknown field "metadata.foo"']);
 });
 

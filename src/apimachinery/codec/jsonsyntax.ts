@@ -1,11 +1,13 @@
 /**
  * A byte-level JSON validity check that reports the first error with Go encoding/json's scanner wording
  * (`invalid character 'x' looking for beginning of value`, `unexpected end of JSON input`, `… exceeded max
- * depth`). Hand-written because JSON.parse's messages differ and clients match on Go's. Only runs on the slow
- * path (JSON.parse failed, or the body is suspiciously deep), and is iterative so deep input cannot overflow.
+ * depth`, with our limit: see nesting.ts). Hand-written because JSON.parse's messages differ and clients match on
+ * Go's. Only runs on the slow path (JSON.parse failed, or the body is suspiciously deep), and is iterative so deep input cannot overflow.
  */
 
-export const MAX_DEPTH = 10000;
+import { EXCEEDED_MAX_DEPTH, MAX_NESTING_DEPTH } from './nesting.ts';
+
+export const MAX_DEPTH = MAX_NESTING_DEPTH;
 
 const BEGIN_VALUE = 0;
 const BEGIN_VALUE_OR_EMPTY = 1;
@@ -69,7 +71,7 @@ export function checkSyntax(b: Uint8Array): string | null {
         case BEGIN_VALUE:
           if (isSpace(c)) return null;
           if (c === 123 || c === 91) {
-            if (depth >= MAX_DEPTH) return err(c, 'exceeded max depth');
+            if (depth >= MAX_DEPTH) return err(c, EXCEEDED_MAX_DEPTH);
             stack[depth++] = c === 123 ? PARSE_OBJECT_KEY : PARSE_ARRAY_VALUE;
             state = c === 123 ? BEGIN_STRING_OR_EMPTY : BEGIN_VALUE_OR_EMPTY;
             return null;

@@ -6,6 +6,7 @@
  */
 import { isScalar, LineCounter, parseAllDocuments, visit, type Document } from 'yaml';
 import { goQuote } from '../field.ts';
+import { EXCEEDED_MAX_DEPTH, MAX_NESTING_DEPTH, valueDepthExceeds, yamlNestingDepth } from './nesting.ts';
 
 /** A YAML syntax error; the message is `yaml: line N: <what>`. */
 export class YAMLSyntaxError extends Error {}
@@ -59,22 +60,22 @@ function findDuplicates(doc: Document, lc: LineCounter): string[] {
   return out;
 }
 
-/** Parses a YAML body; throws YAMLSyntaxError on bad YAML. */
+const TOO_DEEP = `yaml: ${EXCEEDED_MAX_DEPTH}`;
+
+/**
+ * Parses a YAML body; throws YAMLSyntaxError on bad YAML. The library's parser and composer recurse once per
+ * level, so the lexer's tokens are measured first (nesting.ts), and what aliases built is measured after.
+ */
 export function parseYAMLBody(text: string): YAMLBody {
+  if (yamlNestingDepth(text) > MAX_NESTING_DEPTH) throw new YAMLSyntaxError(TOO_DEEP);
   const lc = new LineCounter();
-  let docs;
-  try {
-    docs = parseAllDocuments(text, {
-      version: '1.1',
-      uniqueKeys: false,
-      lineCounter: lc,
-      customTags: goYamlTags as never,
-      prettyErrors: false,
-    });
-  } catch (e) {
-    if (e instanceof RangeError) throw new YAMLSyntaxError('yaml: exceeded max depth of 10000');
-    throw e;
-  }
+  const docs = parseAllDocuments(text, {
+    version: '1.1',
+    uniqueKeys: false,
+    lineCounter: lc,
+    customTags: goYamlTags as never,
+    prettyErrors: false,
+  });
   const docList = Array.isArray(docs) ? docs : [];
   const doc = docList[0];
   if (doc === undefined) return { value: null, duplicates: [] };
@@ -83,11 +84,13 @@ export function parseYAMLBody(text: string): YAMLBody {
     const line = lc.linePos(err.pos[0]).line;
     throw new YAMLSyntaxError(`yaml: line ${line}: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
   }
+  let value: unknown;
   try {
-    const value: unknown = doc.toJS({ maxAliasCount: 1000 });
-    return { value: value === undefined ? null : value, duplicates: findDuplicates(doc, lc) };
+    value = doc.toJS({ maxAliasCount: 1000 });
   } catch (e) {
-    if (e instanceof RangeError) throw new YAMLSyntaxError('yaml: exceeded max depth of 10000');
     throw new YAMLSyntaxError(`yaml: ${(e as Error).message}`);
   }
+  // An alias repeats its anchor's node where it stands, so nesting can grow past what the text shows.
+  if (text.includes('*') && valueDepthExceeds(value)) throw new YAMLSyntaxError(TOO_DEEP);
+  return { value: value === undefined ? null : value, duplicates: findDuplicates(doc, lc) };
 }

@@ -154,7 +154,7 @@ test('managedFields in an apply body: 400, even when empty', () => {
   }
 });
 
-test('configs that do not fit the schema fail as upstream (500, typed patch object)', () => {
+test("configs that do not fit the schema fail with upstream's text, as 400 (upstream: 500)", () => {
   const table: [KubeObject, string][] = [
     [manifest({ metadata: { name: 'ev1', namespace: 'x', finalizers: ['a', 'a'] } }), '.metadata.finalizers: duplicate entries for key [="a"]'],
     [manifest({ bogus: 1 }), '.bogus: field not declared in schema'],
@@ -163,7 +163,7 @@ test('configs that do not fit the schema fail as upstream (500, typed patch obje
     assert.throws(
       () => apply(null, config, 'kubectl', at(0)),
       (e: unknown) =>
-        e instanceof StatusError && e.code === 500 &&
+        e instanceof StatusError && e.code === 400 && e.reason === 'BadRequest' &&
         e.message === `failed to create typed patch object (x/ev1; events.cluster.io/v1, Kind=Event): ${tail}`,
     );
   }

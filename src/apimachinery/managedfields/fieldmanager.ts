@@ -148,7 +148,8 @@ export class FieldManager {
     try {
       configV = normalizeConfig(config, this.type);
     } catch (e) {
-      if (e instanceof TypedError) throw newUnclassified(`failed to create typed patch object (${gvknn(config)}): ${e.message}`);
+      // Upstream answers 500 here, but the configuration is the client's: a 400 with upstream's text (issue 8).
+      if (e instanceof TypedError) throw newBadRequest(`failed to create typed patch object (${gvknn(config)}): ${e.message}`);
       throw e;
     }
     // The caller checked apiVersion/kind against the endpoint; a stored object need not carry them.

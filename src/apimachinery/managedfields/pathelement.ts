@@ -5,6 +5,7 @@
  * upstream exactly, because clients see all three (managedFields order, conflict messages).
  */
 import { goJSON } from '../codec/index.ts';
+import { EXCEEDED_MAX_DEPTH, jsonNestingDepth, MAX_NESTING_DEPTH } from '../codec/nesting.ts';
 import { goQuote } from '../../util/goquote.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -201,6 +202,8 @@ export function deserializePE(s: string): PathElement | null {
 }
 
 function parseJSON(s: string): Json {
+  // A `k:`/`v:` key is JSON inside a string, which the body's nesting check could not see.
+  if (jsonNestingDepth(s) > MAX_NESTING_DEPTH) throw new PathElementError(EXCEEDED_MAX_DEPTH);
   try {
     return JSON.parse(s) as Json;
   } catch (e) {

@@ -56,3 +56,24 @@ test('unknown and repeated op fields are strict problems', () => {
   assert.deepEqual(r.strictProblems, ['json patch unknown field "[0].valeu"', 'json patch duplicate field "[0].op"']);
   assert.deepEqual(apply({ a: 1 }, '[{"op":"replace","path":"/a","value":2,"x":1}]', 'Ignore').strictProblems, []);
 });
+
+test('copy and move cannot nest the document past the nesting limit or copy more than upstream allows', () => {
+  // Each copy of the document's root into itself adds a level; the 100th goes past the limit.
+  const ops = Array.from({ length: 120 }, () => ({ op: 'copy', from: '/a', path: '/a/a' }));
+  assert.throws(() => apply({ a: {} }, ops), (e: unknown) => e instanceof StatusError && e.code === 400 && e.message === 'the patched object exceeded max depth of 100');
+  assert.equal(apply({ a: {} }, ops.slice(0, 98)).document !== undefined, true);
+  // Each copy of a 100 KB value counts; 32 of them pass the 3 MiB budget.
+  const big = 'x'.repeat(100_000);
+  const copies = Array.from({ length: 40 }, (_, i) => ({ op: 'copy', from: '/big', path: `/c${i}` }));
+  fails([{ op: 'add', path: '/big', value: big }, ...copies], 422, 'the server rejected our request due to an error in our request');
+  assert.equal(Object.keys(apply({ big }, copies.slice(0, 30)).document as object).length, 31);
+});
+
+test('a value nested at the limit is applied; the limit counts the path too', () => {
+  const deep = (d: number): unknown => (d === 0 ? 1 : { a: deep(d - 1) });
+  // The body [{"value": …}] adds two levels: deep(98) is a body at the limit.
+  assert.equal(Object.keys(apply({ a: 1 }, [{ op: 'add', path: '/x', value: deep(98) }]).document as object).length, 2);
+  assert.throws(() => apply({ a: 1 }, [{ op: 'add', path: '/x', value: deep(99) }]), (e: unknown) => e instanceof StatusError && e.code === 400 && e.message === "error decoding patch: invalid character '{' exceeded max depth of 100");
+  // Added two levels down, the same value makes the object 101 deep.
+  assert.throws(() => apply({ x: { y: {} } }, [{ op: 'add', path: '/x/y/z', value: deep(98) }]), (e: unknown) => e instanceof StatusError && e.code === 400 && e.message === 'the patched object exceeded max depth of 100');
+});

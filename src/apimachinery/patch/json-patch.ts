@@ -4,10 +4,13 @@
  */
 import fastJsonPatch from 'fast-json-patch';
 import type { FieldValidation } from '../codec/types.ts';
+import { EXCEEDED_MAX_DEPTH, MAX_NESTING_DEPTH, valueDepth } from '../codec/nesting.ts';
 import { StatusError, newBadRequest, newRequestEntityTooLarge } from '../errors.ts';
 import { PatchDecodeError, isMap, jsonKind, parsePatchJSON } from './body.ts';
 
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
+/** Upstream's JSONPatchMaxCopyBytes: what `copy` operations may add up to (evanphx AccumulatedCopySizeLimit). */
+export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
 
 const OP_FIELDS = new Set(['op', 'path', 'from', 'value']);
 
@@ -55,11 +58,47 @@ export function applyJSONPatch(doc: unknown, body: Buffer, fv: FieldValidation):
     throw newRequestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${list.length}`);
   }
   try {
-    const r = fastJsonPatch.applyPatch(doc, list as fastJsonPatch.Operation[], true, true);
-    return { document: r.newDocument, strictProblems };
+    return { document: applyBounded(doc, list as fastJsonPatch.Operation[]), strictProblems };
   } catch (e) {
     if (e instanceof fastJsonPatch.JsonPatchError || e instanceof TypeError) throw newUnprocessablePatch();
     throw e;
+  }
+}
+
+/**
+ * Applies the operations one at a time, keeping the document within the nesting limit and `copy` within upstream's
+ * size budget: `copy`/`move` can nest the document into itself (each doubling its depth or size), which no check
+ * of the body can see. The depth is tracked as a bound (path length + value depth) and measured only when the bound
+ * passes the limit.
+ */
+function applyBounded(doc: unknown, ops: fastJsonPatch.Operation[]): unknown {
+  let bound = valueDepth(doc);
+  let copied = 0;
+  for (const [i, op] of ops.entries()) {
+    const grows = op?.op === 'add' || op?.op === 'replace' || op?.op === 'copy' || op?.op === 'move';
+    if (op?.op === 'copy' && typeof op.from === 'string') {
+      copied += JSON.stringify(valueAt(doc, op.from) ?? null).length;
+      if (copied > MAX_JSON_PATCH_COPY_BYTES) throw newUnprocessablePatch();
+    }
+    doc = fastJsonPatch.applyOperation(doc, op, true, true, true, i).newDocument;
+    if (!grows) continue;
+    const segments = typeof op.path === 'string' ? op.path.split('/').length - 1 : 0;
+    const added = op.op === 'copy' || op.op === 'move' ? bound : valueDepth((op as { value?: unknown }).value);
+    if (segments + added <= bound) continue;
+    bound = segments + added;
+    if (bound > MAX_NESTING_DEPTH && (bound = valueDepth(doc)) > MAX_NESTING_DEPTH) {
+      throw newBadRequest(`the patched object ${EXCEEDED_MAX_DEPTH}`);
+    }
+  }
+  return doc;
+}
+
+/** The value a pointer names, or undefined; a bad pointer is left for applyOperation to report. */
+function valueAt(doc: unknown, pointer: string): unknown {
+  try {
+    return fastJsonPatch.getValueByPointer(doc, pointer);
+  } catch {
+    return undefined;
   }
 }
 

@@ -75,9 +75,16 @@ describe('parseCel: syntax errors', () => {
     ['18446744073709551616u', 'invalid uint literal'],
     ['-', 'Syntax error: mismatched input <EOF> expecting an expression'],
     ['!-a', "Syntax error: mismatched input '-' expecting an expression"],
-    ['(' .repeat(300) + 'a' + ')'.repeat(300), 'expression recursion limit exceeded: 250'],
+    // Refused by the nesting scan before the parser recurses (nesting.ts), below cel-go's own 250.
+    ['('.repeat(101) + 'a' + ')'.repeat(101), 'expression exceeded max depth of 100'],
+    ['['.repeat(60) + '{'.repeat(41), 'expression exceeded max depth of 100'],
+    ['a ? b : '.repeat(101) + 'c', 'expression exceeded max depth of 100'],
     ['a'.repeat(100_001), 'expression code point size exceeds limit: size: 100001, limit 100000'],
   ];
+  it('parses an expression nested exactly at the limit', () => {
+    assert.equal(parseCel('('.repeat(100) + 'a' + ')'.repeat(100)).kind, 'ident');
+    assert.equal(parseCel('a ? b : '.repeat(100) + 'c').kind, 'call');
+  });
   for (const [src, message] of cases) {
     it(JSON.stringify(src.slice(0, 40)), () => assert.throws(() => parseCel(src), (e: unknown) => {
       assert.ok(e instanceof CelSyntaxError);

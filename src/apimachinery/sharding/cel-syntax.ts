@@ -3,6 +3,7 @@
  * evaluated, no macros), so that the shard selector walk rejects what it does not support with upstream's
  * messages. Hand-written: a full CEL library is not needed to parse, never evaluate, this one expression.
  */
+import { EXCEEDED_MAX_DEPTH, MAX_NESTING_DEPTH } from '../codec/nesting.ts';
 import { CelSyntaxError, INT64_MAX, tokenize } from './cel-lexer.ts';
 import type { Literal, Token } from './cel-lexer.ts';
 
@@ -255,5 +256,24 @@ export function parseCel(src: string): Expr {
   if (codePoints > MAX_CODE_POINTS) {
     throw new CelSyntaxError(`expression code point size exceeds limit: size: ${codePoints}, limit ${MAX_CODE_POINTS}`);
   }
+  if (nestingBound(src) > MAX_NESTING_DEPTH) throw new CelSyntaxError(`expression ${EXCEEDED_MAX_DEPTH}`);
   return new Parser(tokenize(src)).parseAll();
+}
+
+/**
+ * A bound of the parser's recursion, counted without parsing: open brackets, plus every `?` (a conditional nests
+ * without brackets). Characters inside string literals count too, which only errs on the safe side. cel-go's own
+ * limit of 250 levels would let this parser, at ~10 frames a level, use half of V8's stack (nesting.ts).
+ */
+function nestingBound(src: string): number {
+  let open = 0;
+  let max = 0;
+  let conditionals = 0;
+  for (let i = 0; i < src.length; i++) {
+    const c = src.charCodeAt(i);
+    if (c === 40 || c === 91 || c === 123) max = Math.max(max, ++open);
+    else if (c === 41 || c === 93 || c === 125) open--;
+    else if (c === 63) conditionals++;
+  }
+  return max + conditionals;
 }

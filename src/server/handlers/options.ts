@@ -4,6 +4,7 @@
  */
 import type { DeleteOptions, Preconditions } from '../../apis/meta/v1/types.ts';
 import type { FieldValidation } from '../../apimachinery/codec/decode.ts';
+import { checkSyntax } from '../../apimachinery/codec/jsonsyntax.ts';
 import { newBadRequest, newInvalidOptions } from '../../apimachinery/errors.ts';
 import { type FieldError, forbidden, invalid, notSupported, required } from '../../apimachinery/field.ts';
 import { managerFromUserAgent } from '../../apimachinery/managedfields/index.ts';
@@ -111,12 +112,10 @@ export function parseDeleteOptions(body: Buffer, q: URLSearchParams): ParsedDele
 }
 
 function decodeDeleteOptionsBody(body: Buffer): DeleteOptions {
-  let v: unknown;
-  try {
-    v = JSON.parse(body.toString('utf8'));
-  } catch (e) {
-    throw newBadRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
-  }
+  // Go's scanner first: its texts, and the nesting limit before anything else reads the body.
+  const syntax = checkSyntax(body);
+  if (syntax !== null) throw newBadRequest(`couldn't get version/kind; json parse error: ${syntax}`);
+  const v: unknown = JSON.parse(body.toString('utf8'));
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
     throw newBadRequest('json: cannot unmarshal ' + jsonType(v) + ' into Go value of type v1.DeleteOptions');
   }
