@@ -74,12 +74,15 @@ export function valueDepthExceeds(v: unknown, limit = MAX_NESTING_DEPTH): boolea
 
 /**
  * How deep the collections nest that the yaml library builds from `text`, exactly up to `limit`; past it, some
- * number above `limit`. The lexer's bound decides most bodies alone; one between the limit and twice the limit
- * (the bound's slack) is measured on the library's syntax tree, whose parser is safe at that depth.
+ * number above `limit`. The lexer's bound decides most bodies alone. One between the limit and four times it (the
+ * bound's slack: two levels for each, two columns for each with wide indentation) is measured on the library's
+ * syntax tree. Its parser takes no stack per level except where a dedent closes many levels at once (~0.45 KB
+ * each), so at most ~180 KB for the 400 levels it may meet here.
  */
 export function yamlNestingDepth(text: string, limit = MAX_NESTING_DEPTH): number {
-  const bound = yamlNestingBound(text, 2 * limit + 2);
-  return bound <= limit || bound > 2 * limit + 2 ? bound : syntaxTreeDepth(text);
+  const most = 4 * limit + 4;
+  const bound = yamlNestingBound(text, most);
+  return bound <= limit || bound > most ? bound : syntaxTreeDepth(text);
 }
 
 type CstNode = { type?: string; value?: unknown; key?: unknown; items?: { key?: unknown; value?: unknown; sep?: unknown[]; start?: unknown[] }[] };
@@ -111,8 +114,8 @@ export function syntaxTreeDepth(text: string): number {
 /**
  * An upper bound of the collection nesting that the yaml library's parser and composer build from `text`,
  * found from its (iterative) lexer's tokens, so that the recursive stages only ever see bounded input.
- * Block context: every token (node or indicator) opens an indentation level at its column, if deeper than the
- * last, until a line starts left of it; a nested block collection always starts at a deeper column, except a
+ * Block context: every token (node or indicator: error recovery nests maps at each `: ` of `- : : a`) opens an
+ * indentation level at its column, if deeper than the last, until a line starts left of it; a nested block collection always starts at a deeper column, except a
  * sequence that is a map's value at the map's own column, so each level counts twice.
  * Flow collections count once each, and so does every `- `, `? ` or second `: ` within one item of one (the
  * parser turns them into nested block collections) until the item ends.
