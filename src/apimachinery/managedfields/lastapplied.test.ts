@@ -73,3 +73,9 @@ test('managerFromUserAgent', () => {
   ];
   for (const [ua, want] of table) assert.equal(managerFromUserAgent(ua), want, String(ua));
 });
+
+test('kubectl: an annotation nested past the limit is no usable annotation: conflicts stay', () => {
+  const deep = '{"apiVersion":"events.cluster.io/v1","metadata":{"managedFields":[{"fieldsV1":' + '{"f:a":'.repeat(200_000) + '{}' + '}'.repeat(200_000) + '}]}}';
+  const live = created(fm, manifest({ labels: { app: 'demo' }, annotations: { [LAST_APPLIED_ANNOTATION]: deep } }), 'kubectl-client-side-apply', at(0));
+  assert.throws(() => fm.apply(live, manifest({ labels: { app: 'new' } }), 'kubectl', false, at(1)), (e: unknown) => e instanceof StatusError && e.code === 409);
+});

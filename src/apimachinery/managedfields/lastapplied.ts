@@ -3,6 +3,7 @@
  * `lastappliedupdater.go`, `lastapplied.go`): conflicts on fields that the last-applied-configuration annotation
  * lists with the live value are forgiven, and the annotation is kept in step with what was applied.
  */
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../codec/nesting.ts';
 import { FieldSet } from './fieldset.ts';
 import { normalizeConfig } from './config.ts';
 import { sortedGoJSON } from './pathelement.ts';
@@ -26,6 +27,8 @@ function annotations(obj: unknown): Record<string, unknown> | undefined {
 export function allowedConflictsFromLastApplied(live: unknown, t: TypeNode, apiVersion: string): FieldSet | null {
   const text = annotations(live)?.[LAST_APPLIED_ANNOTATION];
   if (typeof text !== 'string' || text === '') return null;
+  // JSON inside a string, which the body's nesting check could not see; the typed walks below recurse.
+  if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
