@@ -55,7 +55,9 @@ export class TestServer {
   async start(extraArgs: string[] = []): Promise<void> {
     this.port = await freePort();
     this.stderr = '';
-    const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${this.dataDir}`, `--secure-port=${this.port}`, ...extraArgs], {
+    // TEST_SERVER_NODE_ARGS adds Node options, e.g. `--stack-size=300` to see what stack the limits leave unused.
+    const nodeArgs = (process.env.TEST_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${this.dataDir}`, `--secure-port=${this.port}`, ...extraArgs], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
