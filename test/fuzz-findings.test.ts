@@ -87,4 +87,18 @@ describe('fuzz findings', () => {
       own.destroy();
     }
   });
+
+  // Found by `npm run fuzz` (issue 8): a request target starting with `//` was parsed as a protocol-relative URL
+  // (WHATWG), which has no host here: a 500 "Invalid URL" and an unhandled error in the log. Go's ParseRequestURI
+  // keeps it a path, so upstream answers as for any other unknown path.
+  it('answers request targets starting with // as paths: 404 outside the API, never a 500', async () => {
+    for (const path of ['//', '///', '//x/apis', '//a?x=%zz']) {
+      const r = await rawRequest({ port: s.port, agent, method: 'GET', path, timeoutMs: 5_000 });
+      assert.equal(r.status, 404, `${path}: ${r.status} ${r.body}`);
+      assert.equal(r.body.toString(), '404 page not found\n');
+      const h = await h2Request(session, { method: 'HEAD', path, timeoutMs: 5_000 });
+      assert.equal(h.status, 404, `HEAD ${path} over HTTP/2`);
+    }
+    assert.doesNotMatch(s.stderr, /Unhandled error/);
+  });
 });

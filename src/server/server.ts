@@ -60,7 +60,13 @@ function describe(method: string, rawUrl: string): Described {
     pathname = q === rawUrl.length ? rawUrl : rawUrl.slice(0, q);
     query = new URLSearchParams(q === rawUrl.length ? '' : rawUrl.slice(q + 1));
   } else {
-    const url = new URL(rawUrl, 'https://localhost');
+    // An origin-form target is a path even when it starts with `//` (Go's ParseRequestURI), never an authority.
+    let url: URL;
+    try {
+      url = rawUrl.startsWith('/') ? new URL(`https://localhost${rawUrl}`) : new URL(rawUrl, 'https://localhost');
+    } catch {
+      throw newBadRequest(`invalid request URL: ${JSON.stringify(rawUrl.slice(0, 200))}`);
+    }
     try {
       pathname = decodeURIComponent(url.pathname);
     } catch {
