@@ -4,7 +4,7 @@
  * go-yaml's strict wording (`line 3: key "note" already set in map`). Timestamps stay strings: the JSON step
  * upstream turns them back into their text before the schema decode parses them.
  */
-import { isScalar, LineCounter, parseAllDocuments, visit, type Document } from 'yaml';
+import { isAlias, isCollection, isMap, isScalar, LineCounter, parseAllDocuments, visit, type Document } from 'yaml';
 import { goQuote } from '../field.ts';
 import { EXCEEDED_MAX_DEPTH, MAX_NESTING_DEPTH, valueDepthExceeds, yamlNestingDepth } from './nesting.ts';
 
@@ -63,6 +63,20 @@ function findDuplicates(doc: Document, lc: LineCounter): string[] {
 const TOO_DEEP = `yaml: ${EXCEEDED_MAX_DEPTH}`;
 
 /**
+ * A map or sequence as a map key has no JSON form: sigs.k8s.io/yaml refuses it (`unsupported map key of type`).
+ * The yaml library would print such keys as YAML text instead, and nested ones (`? ? ? … x`) cost time and memory
+ * exponential in their depth: 50 of them in a 102-byte body took 1.5 GB before failing.
+ */
+function checkKeys(doc: Document): void {
+  visit(doc, {
+    Pair(_, pair) {
+      const key = isAlias(pair.key) ? pair.key.resolve(doc) : pair.key;
+      if (isCollection(key)) throw new YAMLSyntaxError(`unsupported map key of type: ${isMap(key) ? 'map[interface {}]interface {}' : '[]interface {}'}`);
+    },
+  });
+}
+
+/**
  * Parses a YAML body; throws YAMLSyntaxError on bad YAML. The library's parser and composer recurse once per
  * level, so the lexer's tokens are measured first (nesting.ts), and what aliases built is measured after.
  */
@@ -84,6 +98,7 @@ export function parseYAMLBody(text: string): YAMLBody {
     const line = lc.linePos(err.pos[0]).line;
     throw new YAMLSyntaxError(`yaml: line ${line}: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
   }
+  checkKeys(doc);
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: 1000 });
