@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { eventToCore } from '../src/apis/core/v1/conversion.ts';
 import { CORE_EVENT, CORE_EVENTS_DEFS } from '../src/apis/core/v1/schema.ts';
 import { encode } from '../src/apimachinery/codec/encode.ts';
-import { TestServer, sampleEvent } from './helpers/server.ts';
+import { TestServer, sampleCoreEvent, sampleEvent } from './helpers/server.ts';
 
 const EV = '/apis/events.cluster.io/v1';
 const CORE = '/api/v1';
@@ -20,23 +20,7 @@ after(async () => {
   await s.cleanup();
 });
 
-/** An old-style core Event, as kubelet records them (no eventTime; source, count and timestamps instead). */
-function coreEvent(name: string, ns: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'Event',
-    metadata: { name, namespace: ns, labels: { via: 'core' } },
-    involvedObject: { kind: 'Pod', namespace: ns, name: 'web-1', apiVersion: 'v1', fieldPath: 'spec.containers{web}' },
-    reason: 'Pulled',
-    message: 'Container image pulled',
-    source: { component: 'kubelet', host: 'node-1' },
-    firstTimestamp: '2026-11-22T10:00:00Z',
-    lastTimestamp: '2026-11-22T10:00:05Z',
-    count: 1,
-    type: 'Normal',
-    ...extra,
-  };
-}
+const coreEvent = sampleCoreEvent;
 
 /** What core/v1 must answer for an events.cluster.io/v1 object (the conversion, in Go key order). */
 const asCore = (eventsV1: unknown) => encode(eventToCore(eventsV1 as never), CORE_EVENTS_DEFS, CORE_EVENT).toString() + '\n';

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type http2 from 'node:http2';
 import { parse as parseYAML, stringify as toYAML } from 'yaml';
-import { TestServer, sampleEvent } from './helpers/server.ts';
+import { TestServer, sampleCoreEvent, sampleEvent } from './helpers/server.ts';
 import { clientTls, connectH2, h2Request } from './helpers/client.ts';
 
 const LIMIT = 100;
@@ -95,19 +95,7 @@ describe(`request bodies nested at the limit (${LIMIT}) and one past it`, () => 
   });
 
   it('the core/v1 view takes and serves the same Events at the limit; one more is 400', async () => {
-    const core = (name: string, depth: number) => ({
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name, namespace: NS, managedFields: (deepEvent(name, depth).metadata as any).managedFields },
-      involvedObject: { kind: 'Pod', namespace: NS, name: 'web-1', apiVersion: 'v1' },
-      reason: 'Pulled',
-      message: 'Container image pulled',
-      source: { component: 'kubelet', host: 'node-1' },
-      firstTimestamp: '2026-11-22T10:00:00Z',
-      lastTimestamp: '2026-11-22T10:00:05Z',
-      count: 1,
-      type: 'Normal',
-    });
+    const core = (name: string, depth: number) => sampleCoreEvent(name, NS, { metadata: { name, namespace: NS, managedFields: (deepEvent(name, depth).metadata as any).managedFields } });
     const created = await s.request('POST', `/api/v1/namespaces/${NS}/events`, core('core-100', LIMIT));
     assert.equal(created.status, 201, created.body);
     assert.equal(depthOf(created.json()), LIMIT);

@@ -95,6 +95,33 @@ export function renderReport(r: ReportInput): string {
   return out.join('\n');
 }
 
+/**
+ * The fuzz section (issue 8): written by `npm run fuzz` (bench/fuzz/run.ts) between these markers, and carried over
+ * unchanged by every `npm run bench`, so that neither run needs the other.
+ */
+export const FUZZ_SECTION = {
+  title: 'Fuzz (issue 8): hostile requests, written by `npm run fuzz`',
+  begin: '<!-- fuzz:begin: written by `npm run fuzz` (bench/fuzz/run.ts), kept by `npm run bench` -->',
+  end: '<!-- fuzz:end -->',
+};
+
+/** The marked fuzz section of a report (markers included), or undefined. */
+export function markedSection(report: string): string | undefined {
+  const i = report.indexOf(FUZZ_SECTION.begin);
+  const j = report.indexOf(FUZZ_SECTION.end, i);
+  return i >= 0 && j > i ? report.slice(i, j + FUZZ_SECTION.end.length) : undefined;
+}
+
+/** Replaces (or appends) the fuzz section of the report at `path` with `body`, leaving the rest as it is. */
+export function writeMarkedSection(path: string, body: string): void {
+  const old = existsSync(path) ? readFileSync(path, 'utf8') : '# BENCHMARKS\n';
+  const block = `${FUZZ_SECTION.begin}\n\n${body.trim()}\n\n${FUZZ_SECTION.end}`;
+  const kept = markedSection(old);
+  writeFileSync(path, kept ? old.replace(kept, () => block) : `${old.trimEnd()}\n\n${block}\n`);
+}
+
 export function writeReport(path: string, r: ReportInput): void {
-  writeFileSync(path, renderReport(r));
+  // A fuzz section from `npm run fuzz` survives the benchmark's rewrite.
+  const kept = existsSync(path) ? markedSection(readFileSync(path, 'utf8')) : undefined;
+  writeFileSync(path, renderReport(r) + (kept ? `\n${kept}\n` : ''));
 }

@@ -25,8 +25,8 @@ export function clientTls(kubeconfigPath: string): ClientTls {
   };
 }
 
-/** Opens an authenticated HTTP/2 session and waits until it is connected. */
-export function connectH2(port: number, tls: ClientTls): Promise<http2.ClientHttp2Session> {
+/** Opens an HTTP/2 session (authenticated when `tls` has a certificate) and waits until it is connected. */
+export function connectH2(port: number, tls: Pick<ClientTls, 'ca'> & Partial<ClientTls>): Promise<http2.ClientHttp2Session> {
   return new Promise((resolve, reject) => {
     // Flow-control windows as Go's HTTP/2 transport (client-go, kubectl) sets them: 4 MiB per stream, 1 GiB per
     // connection. Node's 64 KiB defaults would make many busy watch streams on one session wait on the client.

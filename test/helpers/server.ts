@@ -198,19 +198,4 @@ export function kubectlBinary(version: string): string {
   return join(resolve(real, '..'), `kubectl.${version}`);
 }
 
-export function sampleEvent(name: string, ns = 'default', extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    apiVersion: 'events.cluster.io/v1',
-    kind: 'Event',
-    metadata: { name, namespace: ns, labels: { app: 'demo' } },
-    eventTime: '2026-11-22T10:00:00.000000Z',
-    reportingController: 'example.com/controller',
-    reportingInstance: 'controller-1',
-    action: 'Started',
-    reason: 'Started',
-    type: 'Normal',
-    regarding: { kind: 'Pod', namespace: ns, name: 'web-1', apiVersion: 'v1' },
-    note: 'Started container web',
-    ...extra,
-  };
-}
+export { sampleEvent, sampleCoreEvent } from './samples.ts';
