@@ -233,7 +233,8 @@ const validEvent = eventName.map((n) => validEventObject(n, FUZZ_NS, { series: {
 const validCoreEvent = eventName.map((n) => validCoreEventObject(n, FUZZ_NS));
 const mutated = (base: fc.Arbitrary<Record<string, unknown>>, fields: string[]) =>
   fc.tuple(base, fc.array(fc.tuple(fc.constantFrom(...fields), wrongValue), { minLength: 1, maxLength: 3 })).map(([ev, edits]) => {
-    for (const [field, v] of edits) setPath(ev, field, v);
+    // Cloned: the wrong values include shared constants ({}, [[[]]]), which a second edit would write into.
+    for (const [field, v] of edits) setPath(ev, field, structuredClone(v));
     return ev;
   });
 const mutatedEvent = mutated(validEvent, EVENT_FIELDS);

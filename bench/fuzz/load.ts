@@ -62,6 +62,8 @@ export interface FiveXX {
 
 export interface WatchStats {
   opened: number;
+  /** Streams that outlived their timeout while this load process itself stalled (not judged). */
+  clientStalled: number;
   /** 2xx streams that ended as a watch should (the server's timeout, or ours at the end of the run). */
   cleanStreams: number;
   /** Refused with a 4xx Status (hostile selectors). */
@@ -99,6 +101,10 @@ export interface LoadResult extends LoadProgress {
   transportErrorKinds: Record<string, number>;
   h2SessionsOpened: number;
   h2SessionsLost: number;
+  /** Sessions the client closed itself after CANCELS_PER_SESSION cancelled streams. */
+  h2SessionsRetired: number;
+  /** Stalls of the load process's own event loop over a second: how many, the longest, all together (ms). */
+  clientStalls: { count: number; longestMs: number; totalMs: number };
   issue8: { sent: number; answers: Record<string, number> } | undefined;
   watchStats: WatchStats;
   reseeds: number;
@@ -140,6 +146,7 @@ void onStdinCommand('stop').then((why) => {
 
 let h2SessionsOpened = 0;
 let h2SessionsLost = 0;
+let sessionsRetired = 0;
 
 async function connect(withCert: boolean, t: ClientTls): Promise<http2.ClientHttp2Session> {
   const session = await connectH2(args.port, withCert ? t : { ca: t.ca });
@@ -147,10 +154,27 @@ async function connect(withCert: boolean, t: ClientTls): Promise<http2.ClientHtt
   return session;
 }
 
-/** A slot holding one session, re-opened on the next use once the server closed or reset it. */
+/**
+ * Streams the client may cancel on one session before it takes a new one: nghttp2 (in Node) ends a connection whose
+ * client resets more than 1,000 streams in a burst, then more than 33 a second, with ENHANCE_YOUR_CALM (its Rapid
+ * Reset protection, CVE-2023-44487). Cutting watches short is this client's doing, not input the server mishandles.
+ */
+const CANCELS_PER_SESSION = 500;
+
+/** A slot holding one session, re-opened on the next use once the server closed or reset it, or it used its cancels. */
 class SessionSlot {
   #p: Promise<http2.ClientHttp2Session> | undefined;
+  #cancels = 0;
   constructor(readonly withCert: boolean) {}
+  /** Counts a stream the client cut or timed out; past the budget the session finishes what it has and is replaced. */
+  noteCancel(): void {
+    if (++this.#cancels < CANCELS_PER_SESSION) return;
+    this.#cancels = 0;
+    const p = this.#p;
+    this.#p = undefined;
+    void p?.then((s) => s.close(), () => {});
+    sessionsRetired++;
+  }
   get(): Promise<http2.ClientHttp2Session> {
     if (!this.#p) {
       const p = connect(this.withCert, tls);
@@ -221,7 +245,7 @@ let issue8: LoadResult['issue8'];
 const bump = (m: Record<string, number>, k: string) => (m[k] = (m[k] ?? 0) + 1);
 
 function recorded(r: FuzzRequest, id: number): RecordedRequest {
-  return {
+  const rec: RecordedRequest = {
     seq: id,
     sentAtMs: Date.now() - t0,
     sentAtWallMs: Date.now(),
@@ -232,9 +256,29 @@ function recorded(r: FuzzRequest, id: number): RecordedRequest {
     path: r.path,
     headers: r.headers,
     bodyLength: r.body?.length ?? 0,
-    ...(r.body ? { bodyBase64: r.body.toString('base64') } : {}),
     outcome: 'pending',
   };
+  // Encoded only when a record is written out: the ring holds hundreds of records, some with 3 MiB bodies.
+  const body = r.body;
+  if (body) Object.defineProperty(rec, 'bodyBase64', { enumerable: true, get: () => body.toString('base64') });
+  return rec;
+}
+
+/**
+ * Stalls of this process's own event loop (GC of a large heap, a big body being built) longer than a second: an
+ * answer that did not come in time while this process was not running is not the server's lateness.
+ */
+const stalls: { from: number; to: number }[] = [];
+let lastTick = Date.now();
+const stallTicker = setInterval(() => {
+  const now = Date.now();
+  if (now - lastTick > 1000) stalls.push({ from: lastTick, to: now });
+  lastTick = now;
+}, 100);
+stallTicker.unref();
+
+function stalledSince(from: number): number {
+  return stalls.reduce((ms, s) => (s.to > from ? ms + (s.to - Math.max(s.from, from)) : ms), 0);
 }
 
 function addProblem(problem: string, r: FuzzRequest, rec: RecordedRequest): void {
@@ -305,6 +349,12 @@ function record(r: FuzzRequest, rec: RecordedRequest, out: { res: RawResult } | 
     return;
   }
   const res = out.res;
+  const stalled = res.timedOut ? stalledSince(rec.sentAtWallMs) : 0;
+  if (stalled >= 1000) {
+    bump(clientRefused, 'timed out while this load process itself stalled for a second or more');
+    rec.outcome = `timeout during a ${stalled} ms stall of the load process`;
+    return;
+  }
   rec.outcome = String(res.status || (res.timedOut ? 'timeout' : 'none'));
   bump(byClass, res.status ? `${Math.floor(res.status / 100)}xx` : 'none');
   bump(byStatus, String(res.status));
@@ -364,8 +414,9 @@ async function send(r0: FuzzRequest, session?: http2.ClientHttp2Session): Promis
         own.destroy();
       }
     } else if (r.h2) {
-      const s = session ?? (await (r.anon ? anonSlot : slots[rr++ % slots.length]!).get());
-      res = await h2Request(s, opts);
+      const slot = session ? undefined : r.anon ? anonSlot : slots[rr++ % slots.length]!;
+      res = await h2Request(session ?? (await slot!.get()), opts);
+      if (res.cut || res.timedOut) slot?.noteCancel();
     } else {
       res = await rawRequest({ port: args.port, agent: r.anon ? anonAgent : agent, ...opts });
     }
@@ -459,7 +510,7 @@ async function sendBurst(burst: FuzzRequest[]): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------------
 // Watches
 
-const watchStats: WatchStats = { opened: 0, cleanStreams: 0, refused4xx: 0, framesSeen: 0, errorFrames4xx: 0, failed: 0, failures: [], byStatus: {} };
+const watchStats: WatchStats = { clientStalled: 0, opened: 0, cleanStreams: 0, refused4xx: 0, framesSeen: 0, errorFrames4xx: 0, failed: 0, failures: [], byStatus: {} };
 let watchesOpen = 0;
 let watchesStopping = false;
 
@@ -472,9 +523,10 @@ function watchFailed(path: string, h2: boolean, why: string): void {
 }
 
 /** Judges one finished watch: a clean stream of JSON frames, or a 4xx Status. */
-function judgeWatch(path: string, h2: boolean, res: RawResult): void {
+function judgeWatch(path: string, h2: boolean, res: RawResult, startedAt: number): void {
   bump(watchStats.byStatus, String(res.status));
   if (res.status >= 200 && res.status < 300) {
+    if (res.timedOut && stalledSince(startedAt) >= 1000) return void watchStats.clientStalled++;
     if (res.timedOut) return watchFailed(path, h2, 'the watch outlived its timeoutSeconds by 15 s');
     if (res.aborted) return watchFailed(path, h2, `the server broke off the stream after ${res.body.length} bytes`);
     for (const line of res.body.toString('utf8').split('\n')) {
@@ -512,15 +564,18 @@ async function watchLoop(i: number, paths: Iterator<string>): Promise<void> {
     const timeoutSeconds = Number(new URLSearchParams(path.split('?')[1]).get('timeoutSeconds') ?? 20);
     const h2 = i % 2 === 0;
     const opts = { method: 'GET', path, timeoutMs: (timeoutSeconds + 15) * 1000 };
+    const startedAt = Date.now();
     watchStats.opened++;
     watchesOpen++;
     try {
-      const res = h2 ? await h2Request(await watchSlots[i % watchSlots.length]!.get(), opts) : await rawRequest({ port: args.port, agent: watchAgent, ...opts });
+      const slot = watchSlots[i % watchSlots.length]!;
+      const res = h2 ? await h2Request(await slot.get(), opts) : await rawRequest({ port: args.port, agent: watchAgent, ...opts });
+      if (h2 && (res.cut || res.timedOut)) slot.noteCancel();
       if (watchesStopping || stopping) {
         // cancelled at the end of the run: what arrived so far must still be well-formed
         if (res.status >= 200 && res.status < 300) watchStats.cleanStreams++;
-        else judgeWatch(path, h2, res);
-      } else judgeWatch(path, h2, res);
+        else judgeWatch(path, h2, res, startedAt);
+      } else judgeWatch(path, h2, res, startedAt);
     } catch (e) {
       if (!watchesStopping && !stopping) watchFailed(path, h2, `transport error: ${(e as NodeJS.ErrnoException).code ?? ''} ${(e as Error).message}`);
     } finally {
@@ -608,6 +663,8 @@ async function main(): Promise<LoadResult> {
     transportErrorKinds,
     h2SessionsOpened,
     h2SessionsLost,
+    h2SessionsRetired: sessionsRetired,
+    clientStalls: { count: stalls.length, longestMs: Math.max(0, ...stalls.map((s) => s.to - s.from)), totalMs: stalls.reduce((a, s) => a + s.to - s.from, 0) },
     issue8,
     watchStats,
     reseeds,

@@ -332,9 +332,10 @@ export function summaryMarkdown(r: FuzzResult, level: number): string {
     rows.push(['Transport errors', `${n(L.transportErrors)} ${Object.keys(L.transportErrorKinds).length ? JSON.stringify(L.transportErrorKinds) : ''}`]);
     if (L.afterDeath) rows.push(['Answers and errors after the server died (not judged)', n(L.afterDeath)]);
     rows.push(['Refused before reaching a handler (Node client; server HTTP/1.1 parser)', Object.keys(L.clientRefused).length ? JSON.stringify(L.clientRefused) : '0']);
-    rows.push(['HTTP/2 sessions opened / lost to the server', `${L.h2SessionsOpened} / ${L.h2SessionsLost}`]);
+    rows.push(['Stalls of the load process over 1 s: count / longest / total (its timeouts then are not judged)', `${L.clientStalls.count} / ${L.clientStalls.longestMs} ms / ${L.clientStalls.totalMs} ms`]);
+    rows.push(['HTTP/2 sessions opened / retired by the client after 500 cancelled streams / lost to the server', `${L.h2SessionsOpened} / ${L.h2SessionsRetired} / ${L.h2SessionsLost}`]);
     const w = L.watchStats;
-    rows.push(['Watches opened / clean streams / 4xx Status / failed', `${n(w.opened)} / ${n(w.cleanStreams)} / ${n(w.refused4xx)} / ${n(w.failed)} (${n(w.framesSeen)} frames, ${w.errorFrames4xx} 4xx ERROR frames)`]);
+    rows.push(['Watches opened / clean streams / 4xx Status / failed / outlived their timeout during a load-process stall', `${n(w.opened)} / ${n(w.cleanStreams)} / ${n(w.refused4xx)} / ${n(w.failed)} / ${n(w.clientStalled)} (${n(w.framesSeen)} frames, ${w.errorFrames4xx} 4xx ERROR frames)`]);
     if (L.issue8) rows.push(['Issue 8 burst (YAML `[`×n + `"x\\ny"`, n = 200…3000, one HTTP/2 connection)', JSON.stringify(L.issue8.answers)]);
   }
   rows.push(['Server', r.server.died ? `**died**: code ${r.server.died.code}, signal ${r.server.died.signal}, after ${n(r.server.died.sentBefore)} requests` : `up throughout; graceful stop exit ${r.server.shutdownExit?.code}`]);

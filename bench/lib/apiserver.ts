@@ -81,7 +81,9 @@ export function h2Get(origin: string, path: string, creds?: ClientCreds, timeout
 export async function startApiServer(extraArgs: string[] = [], label = 'core-apiserver'): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'core-apiserver-bench-'));
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${dataDir}`, `--secure-port=${port}`, ...extraArgs], {
+  // BENCH_SERVER_NODE_ARGS adds Node options for a diagnosis, e.g. `--heapsnapshot-signal=SIGUSR2`.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${dataDir}`, `--secure-port=${port}`, ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -95,6 +95,33 @@ describe('Cacher', () => {
     assert.deepEqual(seen, ['ADDED /o/ns0/w1', 'DELETED /o/ns0/w1', 'live ADDED /o/ns0/w2']);
   });
 
+  it('keeps history within its byte budget; a resume older than that replays the storage log with the same events', async () => {
+    const small = new Cacher({ storage, prefix: '/o/', codec: jsonCodec, attrs, historyBytes: 4096 });
+    await small.start();
+    try {
+      const from = small.resourceVersion;
+      // Ten ~1 KB objects: only the last few fit in 4 KiB of history.
+      for (let i = 0; i < 10; i++) await storage.create(`/o/ns2/big${i}`, { ...obj('ns2', `big${i}`, 'red'), pad: 'x'.repeat(1000) });
+      await small.waitForConsistentRead();
+      const collect = async (fromRV: number) => {
+        const seen: string[] = [];
+        const w = small.watch('/o/ns2/', { fromRV, sendInitialEvents: false, predicate: EVERYTHING }, { onEvent: (ev, t) => seen.push(`${t} ${ev.entry.key}`), onError: () => {} });
+        for (const { ev, type } of w.replay ?? []) seen.push(`${type} ${ev.entry.key}`);
+        await new Promise((r) => setTimeout(r, 200));
+        w.stop();
+        return { seen, fromHistory: w.replay !== undefined };
+      };
+      const old = await collect(from);
+      assert.equal(old.fromHistory, false);
+      assert.deepEqual(old.seen, Array.from({ length: 10 }, (_, i) => `ADDED /o/ns2/big${i}`));
+      const recent = await collect(small.resourceVersion - 2);
+      assert.equal(recent.fromHistory, true);
+      assert.deepEqual(recent.seen, ['ADDED /o/ns2/big8', 'ADDED /o/ns2/big9']);
+    } finally {
+      small.stop();
+    }
+  });
+
   it('delivers live changes to grouped and selective watchers alike, and a stopped watcher gets no more', async () => {
     const seen = new Map<string, string[]>();
     const consumer = (name: string, onEv?: () => void) => {

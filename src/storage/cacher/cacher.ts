@@ -31,6 +31,11 @@ export interface CacherOptions {
   entry?(key: string, rv: number, value: Buffer, obj: KubeObject): CacheEntry;
   /** Changes kept in memory for watch resume. */
   historyCapacity?: number;
+  /**
+   * Object bytes those changes may hold. Counted as well as capped by number because a client may write objects
+   * of up to 3 MiB: 100,000 of them would be 300 GB. An older resume replays the storage log instead.
+   */
+  historyBytes?: number;
   /** Snapshots of paginated lists kept for their continue tokens. */
   snapshotLimit?: number;
   /** How long such a snapshot is kept. */
@@ -103,6 +108,7 @@ export class Cacher {
   #history: (CacheEvent | undefined)[];
   #historyStart = 0;
   #historyLen = 0;
+  #historyBytesUsed = 0;
   #historyFloor = 0;
   /**
    * Watchers without a selector, grouped by prefix: one prefix check decides a whole group and no predicate or
@@ -121,7 +127,7 @@ export class Cacher {
   #arena = new ValueArena();
 
   constructor(opts: CacherOptions) {
-    this.#o = { historyCapacity: 100_000, snapshotLimit: 32, snapshotTTLms: 5 * 60_000, indexedFields: [], ...opts };
+    this.#o = { historyCapacity: 100_000, historyBytes: 64 * 1024 * 1024, snapshotLimit: 32, snapshotTTLms: 5 * 60_000, indexedFields: [], ...opts };
     this.#history = new Array(this.#o.historyCapacity);
     for (const f of this.#o.indexedFields) this.#indexes.set(f, new FieldIndex());
   }
@@ -171,6 +177,7 @@ export class Cacher {
       this.#rv = rv ?? 0;
       this.#historyFloor = this.#rv;
       this.#historyLen = 0;
+      this.#historyBytesUsed = 0;
       this.#storageWatch = this.#o.storage.watch(this.#o.prefix, this.#rv, {
         onEvent: (ev) => this.#apply(ev),
         onError: (err) => this.#onStorageError(err),
@@ -278,14 +285,20 @@ export class Cacher {
     // Only recent changes keep their watch frame (live watchers take theirs at once): a frame per kept change
     // would add a copy of every object in the ring.
     if (this.#historyLen >= FRAMES_KEPT) this.#history[(this.#historyStart + this.#historyLen - FRAMES_KEPT) % cap]!.dropFrame();
-    if (this.#historyLen === cap) {
-      this.#historyFloor = this.#history[this.#historyStart]!.rv;
-      this.#history[this.#historyStart] = ev;
-      this.#historyStart = (this.#historyStart + 1) % cap;
-    } else {
-      this.#history[(this.#historyStart + this.#historyLen) % cap] = ev;
-      this.#historyLen++;
-    }
+    if (this.#historyLen === cap) this.#forgetOldest();
+    this.#history[(this.#historyStart + this.#historyLen) % cap] = ev;
+    this.#historyLen++;
+    this.#historyBytesUsed += ev.entry.value.length;
+    while (this.#historyBytesUsed > this.#o.historyBytes && this.#historyLen > 1) this.#forgetOldest();
+  }
+
+  #forgetOldest(): void {
+    const oldest = this.#history[this.#historyStart]!;
+    this.#historyFloor = oldest.rv;
+    this.#historyBytesUsed -= oldest.entry.value.length;
+    this.#history[this.#historyStart] = undefined;
+    this.#historyStart = (this.#historyStart + 1) % this.#history.length;
+    this.#historyLen--;
   }
 
   #onStorageError(err: Error): void {
