@@ -6,8 +6,9 @@
  * fuzz section of BENCHMARKS.md (between its fuzz markers; `npm run bench` keeps that section). Exits 1 when the run
  * failed.
  */
-import { relative } from 'node:path';
-import { ROOT } from '../lib/proc.ts';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { BENCH_DIR, ROOT } from '../lib/proc.ts';
 import { writeMarkedSection, FUZZ_SECTION } from '../lib/report.ts';
 import { DEFAULTS, runFuzz, summaryMarkdown, type FuzzOptions } from './runner.ts';
 
@@ -62,7 +63,8 @@ if (benchmarks === 'yes' || (benchmarks === 'auto' && figuresOfRecord)) {
   else {
     const path = `${ROOT}/BENCHMARKS.md`;
     const body = summaryMarkdown({ ...result, files: { result: rel(result.files.result), summary: rel(result.files.summary) } }, 2).replace(/^## Fuzz run: passed/, `## ${FUZZ_SECTION.title}`);
-    writeMarkedSection(path, body);
+    // The hand-kept notes (limits, findings, how to read the RSS figures) follow the figures.
+    writeMarkedSection(path, `${body}\n\n${readFileSync(join(BENCH_DIR, 'fuzz', 'notes.md'), 'utf8')}`);
     process.stderr.write(`wrote the fuzz section of ${path}\n`);
   }
 }

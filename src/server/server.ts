@@ -83,6 +83,9 @@ function describe(method: string, rawUrl: string): Described {
   return { pathname, query, isPublic: isPublicPath(pathname, method), info };
 }
 
+/** Responses the request deadline answered with 504 while their handler was still at work. */
+const timedOut = new WeakSet<Response>();
+
 export class APIServer {
   readonly #cfg: ServerConfig;
   readonly #server: http2.Http2SecureServer;
@@ -157,7 +160,10 @@ export class APIServer {
     try {
       await this.#chain(req, res);
     } catch (e) {
-      writeError(res, e);
+      // The deadline already answered 504: what the handler does after that reaches nobody (upstream's timeout
+      // filter logs it as post-timeout activity too).
+      if (timedOut.has(res)) log.V(2).info('post-timeout activity', { URI: req.url ?? '', err: e instanceof Error ? e.message : String(e) });
+      else writeError(res, e);
     }
   }
 
@@ -279,7 +285,9 @@ export class APIServer {
     }
     if (ms <= 0) return;
     const timer = setTimeout(() => {
-      if (!res.headersSent) writeError(res, newTimeout('request did not complete within the allotted timeout', 0));
+      if (res.headersSent) return;
+      timedOut.add(res);
+      writeError(res, newTimeout('request did not complete within the allotted timeout', 0));
     }, Math.min(ms, 2 ** 31 - 1));
     res.once('close', () => clearTimeout(timer));
   }

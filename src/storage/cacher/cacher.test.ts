@@ -96,11 +96,11 @@ describe('Cacher', () => {
   });
 
   it('keeps history within its byte budget; a resume older than that replays the storage log with the same events', async () => {
-    const small = new Cacher({ storage, prefix: '/o/', codec: jsonCodec, attrs, historyBytes: 4096 });
+    const small = new Cacher({ storage, prefix: '/o/', codec: jsonCodec, attrs, historyBytes: 8192 });
     await small.start();
     try {
       const from = small.resourceVersion;
-      // Ten ~1 KB objects: only the last few fit in 4 KiB of history.
+      // Ten ~1 KB objects, each counted with its frame: only the last three fit in 8 KiB of history.
       for (let i = 0; i < 10; i++) await storage.create(`/o/ns2/big${i}`, { ...obj('ns2', `big${i}`, 'red'), pad: 'x'.repeat(1000) });
       await small.waitForConsistentRead();
       const collect = async (fromRV: number) => {

@@ -32,8 +32,10 @@ export interface CacherOptions {
   /** Changes kept in memory for watch resume. */
   historyCapacity?: number;
   /**
-   * Object bytes those changes may hold. Counted as well as capped by number because a client may write objects
-   * of up to 3 MiB: 100,000 of them would be 300 GB. An older resume replays the storage log instead.
+   * Bytes those changes may hold: each value with its decoded labels, and for the FRAMES_KEPT newest also its
+   * watch frame (a second copy of the value).
+   * Counted as well as capped by number because a client may write objects of up to 3 MiB: 100,000 of them would
+   * be 300 GB. An older resume replays the storage log instead.
    */
   historyBytes?: number;
   /** Snapshots of paginated lists kept for their continue tokens. */
@@ -97,6 +99,17 @@ interface Watcher {
 
 type Tree = BTree<string, CacheEntry>;
 
+/**
+ * What a kept change costs in memory beyond its slot: the value, and its decoded labels (a label costs about
+ * 64 bytes more in a V8 dictionary than in JSON: an Event with 20,000 labels holds 0.8 MB of them).
+ */
+function heldBytes(entry: CacheEntry): number {
+  let n = entry.value.length;
+  const labels = entry.attrs.labels;
+  if (labels) for (const k in labels) n += 64 + k.length + labels[k]!.length;
+  return n;
+}
+
 /** Changes at the end of the history ring whose watch frames stay cached. */
 const FRAMES_KEPT = 1024;
 
@@ -127,7 +140,7 @@ export class Cacher {
   #arena = new ValueArena();
 
   constructor(opts: CacherOptions) {
-    this.#o = { historyCapacity: 100_000, historyBytes: 64 * 1024 * 1024, snapshotLimit: 32, snapshotTTLms: 5 * 60_000, indexedFields: [], ...opts };
+    this.#o = { historyCapacity: 100_000, historyBytes: 32 * 1024 * 1024, snapshotLimit: 32, snapshotTTLms: 5 * 60_000, indexedFields: [], ...opts };
     this.#history = new Array(this.#o.historyCapacity);
     for (const f of this.#o.indexedFields) this.#indexes.set(f, new FieldIndex());
   }
@@ -284,18 +297,21 @@ export class Cacher {
     const cap = this.#history.length;
     // Only recent changes keep their watch frame (live watchers take theirs at once): a frame per kept change
     // would add a copy of every object in the ring.
-    if (this.#historyLen >= FRAMES_KEPT) this.#history[(this.#historyStart + this.#historyLen - FRAMES_KEPT) % cap]!.dropFrame();
+    if (this.#historyLen >= FRAMES_KEPT) {
+      const old = this.#history[(this.#historyStart + this.#historyLen - FRAMES_KEPT) % cap]!;
+      if (old.dropFrame()) this.#historyBytesUsed -= old.entry.value.length;
+    }
     if (this.#historyLen === cap) this.#forgetOldest();
     this.#history[(this.#historyStart + this.#historyLen) % cap] = ev;
     this.#historyLen++;
-    this.#historyBytesUsed += ev.entry.value.length;
+    this.#historyBytesUsed += heldBytes(ev.entry) + ev.entry.value.length;
     while (this.#historyBytesUsed > this.#o.historyBytes && this.#historyLen > 1) this.#forgetOldest();
   }
 
   #forgetOldest(): void {
     const oldest = this.#history[this.#historyStart]!;
     this.#historyFloor = oldest.rv;
-    this.#historyBytesUsed -= oldest.entry.value.length;
+    this.#historyBytesUsed -= heldBytes(oldest.entry) + (oldest.dropFrame() ? oldest.entry.value.length : 0);
     this.#history[this.#historyStart] = undefined;
     this.#historyStart = (this.#historyStart + 1) % this.#history.length;
     this.#historyLen--;

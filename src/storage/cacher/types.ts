@@ -48,16 +48,25 @@ export class CacheEvent {
 
   /** `{"type":"<type>","object":<value>}\n`, built once per type for all watchers. */
   frame(type: WatchEventType): Buffer {
+    // Once dropped, a frame a resume asks for is built for that resume only: cached again it would stay for good.
+    if (this.#dropped) return watchFrame(type, this.entry.value);
     if (type === this.type) return (this.#frame ??= watchFrame(type, this.entry.value));
     this.#other ??= {};
     return (this.#other[type] ??= watchFrame(type, this.entry.value));
   }
 
-  /** Forgets the cached frame (the cache calls this once the change is no longer recent: frames are ~1 KB each). */
-  dropFrame(): void {
+  /**
+   * Forgets the cached frame (the cache calls this once the change is no longer recent: frames are ~1 KB each) and
+   * says whether this is the first time: from then on the change holds only its value.
+   */
+  dropFrame(): boolean {
+    const first = !this.#dropped;
+    this.#dropped = true;
     this.#frame = undefined;
     this.#other = undefined;
+    return first;
   }
+  #dropped = false;
 }
 
 const FRAME_HEAD: Record<string, Buffer> = {};
