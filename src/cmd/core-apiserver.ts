@@ -3,15 +3,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { newEventResource } from '../registry/events/storage.ts';
-import { eventCodec } from '../registry/events/storage.ts';
-import { EVENTS_OPENAPI } from '../registry/events/resource.ts';
-import { CORE_EVENTS_OPENAPI, CORE_REFERENCE_KINDS } from '../registry/core-events/resource.ts';
-import { newCoreEventScope } from '../registry/core-events/scope.ts';
-import { discoveryHandler, namespaceHandler, versionHandler } from '../server/apis.ts';
+import { eventCodec, registerEvents } from '../registry/events/storage.ts';
+import { CORE_REFERENCE_KINDS } from '../registry/core-events/resource.ts';
+import { registerCoreEvents } from '../registry/core-events/storage.ts';
+import { installAPIs } from '../server/apis.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
-import { OpenAPIService } from '../server/openapi/handler.ts';
 import { APIServer } from '../server/server.ts';
 import { startCompactor } from '../storage/compactor.ts';
 import { openSqliteStorage } from '../storage/sqlite/index.ts';
@@ -65,9 +62,10 @@ export async function run(argv: string[]): Promise<number> {
   const tls = await loadTls({ ...opts, dataDir });
   const dbPath = join(dataDir, 'events.db');
   const storage = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
-  const events = await newEventResource(storage, {
-    ttlSeconds: Math.round(opts.eventTtlMs / 1000),
-    onError: (err) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
+  const ttlSeconds = Math.round(opts.eventTtlMs / 1000);
+  const events = await registerEvents(storage, {
+    ttlSeconds,
+    onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
   });
   const compactor = startCompactor(storage, { retentionMs: Math.max(opts.eventTtlMs, 75_000) });
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
@@ -78,21 +76,16 @@ export async function run(argv: string[]): Promise<number> {
 
   let address = `${opts.bindAddress}:${opts.securePort}`;
   // core/v1 Events: the same stored objects under the older field names (kubectl events, get events, k9s).
-  const coreEvents = newCoreEventScope(events, storage, { ttlSeconds: Math.round(opts.eventTtlMs / 1000) });
-  const openapi = new OpenAPIService([CORE_EVENTS_OPENAPI, EVENTS_OPENAPI]);
+  const coreEvents = registerCoreEvents(events, { ttlSeconds });
+  const scopes = [events.scope, coreEvents.scope];
+  const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
     tls: { cert: tls.cert, key: tls.key, clientCA: tls.clientCA },
-    scopes: [events.scope, coreEvents.scope],
+    scopes,
     health,
-    pathHandlers: [
-      versionHandler,
-      discoveryHandler([CORE_EVENTS_OPENAPI.info, ...CORE_REFERENCE_KINDS, EVENTS_OPENAPI.info], () => address),
-      namespaceHandler,
-      (req, res, pathname, query) => openapi.handle(req, res, pathname, query),
-    ],
-    servedPrefixes: ['/apis/events.cluster.io/v1', '/api/v1'],
+    ...apis,
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,

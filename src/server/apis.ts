@@ -14,7 +14,10 @@ import {
   apiVersions,
   wantsAggregated,
 } from './discovery/documents.ts';
-import type { APIResourceInfo } from './discovery/types.ts';
+import type { APIResourceInfo } from '../registry/rest/resource-info.ts';
+import { type ResourceScope, resourceInfo } from '../registry/rest/scope.ts';
+import { OpenAPIService } from './openapi/handler.ts';
+import { openAPIResource } from './openapi/types.ts';
 import type { Request, Response } from './http-types.ts';
 import { versionInfo } from '../version.ts';
 import type { PathHandler } from './server.ts';
@@ -120,3 +123,25 @@ export const versionHandler: PathHandler = (req, res, pathname) => {
   res.end(body);
   return true;
 };
+
+/**
+ * The API surface of the registered resources (upstream InstallAPIGroup): discovery, OpenAPI, /version and the
+ * namespace probe as path handlers, and the path prefixes of the served group versions. `referenceKinds` are
+ * listed in discovery without being served (see CORE_REFERENCE_KINDS).
+ */
+export function installAPIs(
+  scopes: readonly ResourceScope[],
+  opts: { referenceKinds?: APIResourceInfo[]; serverAddress: () => string },
+): { pathHandlers: PathHandler[]; servedPrefixes: string[] } {
+  const openapi = new OpenAPIService(scopes.map(openAPIResource));
+  const prefixes = new Set(scopes.map((s) => (s.group ? `/apis/${s.groupVersion}` : `/api/${s.version}`)));
+  return {
+    pathHandlers: [
+      versionHandler,
+      discoveryHandler([...scopes.map(resourceInfo), ...(opts.referenceKinds ?? [])], opts.serverAddress),
+      namespaceHandler,
+      (req, res, pathname, query) => openapi.handle(req, res, pathname, query),
+    ],
+    servedPrefixes: [...prefixes],
+  };
+}

@@ -3,12 +3,14 @@
  * which path shape, and the 404/405 answers for the rest.
  */
 import { newMethodNotAllowed, newNotFoundPath } from '../apimachinery/errors.ts';
-import type { RequestContext, ResourceScope } from './handlers/context.ts';
+import type { ResourceScope } from '../registry/rest/scope.ts';
+import type { RequestContext } from './handlers/context.ts';
 import { createObject } from './handlers/create.ts';
 import { deleteCollection, deleteObject } from './handlers/delete.ts';
-import { getObject, listObjects } from './handlers/get.ts';
+import { getObject, listObjects, listOptionsOf } from './handlers/get.ts';
 import { patchObject } from './handlers/patch.ts';
 import { updateObject } from './handlers/update.ts';
+import { serveWatch } from './handlers/watch.ts';
 import type { RequestInfo } from './request-info.ts';
 
 /** Finds the scope serving a resource request, or undefined when the group/version/resource is not served. */
@@ -25,10 +27,13 @@ export async function serveResource(ctx: RequestContext): Promise<void> {
   if (watchPath && method !== 'GET') throw newMethodNotAllowed();
   // The name from the path; RequestInfo also takes one from a metadata.name field selector (for authorization).
   const pathName = info.parts.length >= 2 ? info.parts[1]! : '';
+  // Routes exist only in the resource's scope: a cluster-scoped resource has no namespaced paths, and a namespaced
+  // one no objects outside a namespace (its cluster-wide collection is a list/watch path, checked below).
+  if (namespaced ? !ctx.scope.namespaced : ctx.scope.namespaced && pathName) throw newNotFoundPath();
   if (pathName) {
     switch (method) {
       case 'GET':
-        return watchPath ? listObjects(ctx, true) : getObject(ctx);
+        return watchPath ? listOrWatch(ctx, true) : getObject(ctx);
       case 'PUT':
         return updateObject(ctx);
       case 'PATCH':
@@ -39,16 +44,24 @@ export async function serveResource(ctx: RequestContext): Promise<void> {
         throw newMethodNotAllowed();
     }
   }
+  // A namespaced resource's cluster-wide collection may only be listed and watched (upstream's installer).
+  const wholeCollection = !ctx.scope.namespaced || namespaced;
   switch (method) {
     case 'GET':
-      return listObjects(ctx, watchPath);
+      return listOrWatch(ctx, watchPath);
     case 'POST':
-      if (!namespaced) throw newMethodNotAllowed();
+      if (!wholeCollection) throw newMethodNotAllowed();
       return createObject(ctx);
     case 'DELETE':
-      if (!namespaced) throw newMethodNotAllowed();
+      if (!wholeCollection) throw newMethodNotAllowed();
       return deleteCollection(ctx);
     default:
       throw newMethodNotAllowed();
   }
+}
+
+/** GET on a collection: a list, or a watch when the path or `?watch` asks for one. */
+function listOrWatch(ctx: RequestContext, watchPath: boolean): Promise<void> {
+  const opts = listOptionsOf(ctx, watchPath);
+  return opts.watch ? serveWatch(ctx, opts) : listObjects(ctx, opts);
 }

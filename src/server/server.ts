@@ -11,7 +11,9 @@ import { parseGoDuration } from '../apimachinery/duration.ts';
 import { log } from '../util/log.ts';
 import { authorize, forbiddenError, isPublicPath } from './filters/authorization.ts';
 import { type UserInfo, userFromPeerCertificate } from './filters/authentication.ts';
-import type { RequestContext, ResourceScope } from './handlers/context.ts';
+import { type AdmissionChain, NO_ADMISSION } from '../admission/chain.ts';
+import type { ResourceScope } from '../registry/rest/scope.ts';
+import type { RequestContext } from './handlers/context.ts';
 import { activeWatches } from './handlers/watch.ts';
 import { MaxInflight } from './filters/maxinflight.ts';
 import type { HealthChecks } from './healthz.ts';
@@ -28,6 +30,8 @@ export interface ServerConfig {
   port: number;
   tls: { cert: string; key: string; clientCA: string };
   scopes: ResourceScope[];
+  /** Admission plugins every write passes (default: none). */
+  admission?: AdmissionChain;
   health: HealthChecks;
   /** Discovery, OpenAPI, /version and friends, tried in order before resource routing. */
   pathHandlers: PathHandler[];
@@ -198,7 +202,7 @@ export class APIServer {
     if (info.isResourceRequest) {
       const scope = findScope(this.#cfg.scopes, info);
       if (scope) {
-        const ctx: RequestContext = { req, res, query, info, user: user!, scope, warnings: [] };
+        const ctx: RequestContext = { req, res, query, info, user: user!, scope, admission: this.#cfg.admission ?? NO_ADMISSION, warnings: [] };
         await serveResource(ctx);
         return;
       }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { EVENT, EVENT_LIST } from '../../apis/events/v1/schema.ts';
 import { StatusError } from '../errors.ts';
 import { convertValue, decodeBody, strictDecodingError } from './decode.ts';
-import { EVENTS_DEFS } from './definitions.ts';
+import { EVENTS_DEFS } from '../../apis/events/v1/definitions.ts';
 import { encode } from './encode.ts';
 
 const json = (v: unknown): Buffer => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v));

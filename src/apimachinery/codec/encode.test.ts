@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EVENT, EVENT_LIST } from '../../apis/events/v1/schema.ts';
-import { EVENTS_DEFS } from './definitions.ts';
+import { EVENTS_DEFS } from '../../apis/events/v1/definitions.ts';
 import { canonicalize, encode, goJSON, prettyJSON, toYAML } from './encode.ts';
 
 const enc = (o: object, def = EVENT): string => encode(o, EVENTS_DEFS, def).toString();

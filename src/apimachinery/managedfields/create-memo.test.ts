@@ -5,7 +5,8 @@ import { compareSignature, CreateFieldsMemo } from './create-memo.ts';
 import { at, created, eventFieldManager, EXAMPLE_FIELDS, GV, manifest, stored } from './testing.ts';
 import { typeOf } from './typeschema.ts';
 import { EVENT } from '../../apis/events/v1/schema.ts';
-import { convertValue, EVENTS_DEFS } from '../codec/index.ts';
+import { EVENTS_DEFS } from '../../apis/events/v1/definitions.ts';
+import { convertValue } from '../codec/index.ts';
 
 const owner = (uid: string, name = 'rs') => ({ apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid });
 

@@ -1,7 +1,8 @@
 /** Shared fixtures for this folder's tests: the Event field manager and an example Event (reference §1.8). */
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { EVENT } from '../../apis/events/v1/schema.ts';
-import { convertValue, EVENTS_DEFS } from '../codec/index.ts';
+import { EVENTS_DEFS } from '../../apis/events/v1/definitions.ts';
+import { convertValue } from '../codec/index.ts';
 import { FieldManager } from './fieldmanager.ts';
 
 export const GV = 'events.cluster.io/v1';

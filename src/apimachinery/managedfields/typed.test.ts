@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EVENT } from '../../apis/events/v1/schema.ts';
-import { EVENTS_DEFS } from '../codec/index.ts';
+import { EVENTS_DEFS } from '../../apis/events/v1/definitions.ts';
 import { normalizeConfig } from './config.ts';
 import { FieldSet } from './fieldset.ts';
 import { merge, removeItems } from './merge.ts';

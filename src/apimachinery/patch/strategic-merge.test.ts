@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EVENT } from '../../apis/events/v1/schema.ts';
-import { EVENTS_DEFS } from '../codec/definitions.ts';
+import { EVENTS_DEFS } from '../../apis/events/v1/definitions.ts';
 import { StatusError } from '../errors.ts';
 import { PatchSchema, strategicMergePatch } from './strategic-merge.ts';
 

@@ -8,8 +8,7 @@
 import { goJSON } from '../../apimachinery/codec/encode.ts';
 import { QUOTE, ends, starts, timeMsBytes } from '../../apimachinery/codec/json-fields.ts';
 import { humanDuration } from '../../apimachinery/duration-human.ts';
-import type { ByteSink } from '../../server/handlers/chunks.ts';
-import type { IncludeObject } from '../../server/handlers/table.ts';
+import type { ByteSink, IncludeObject } from '../rest/table.ts';
 import { COUNT, EVENT_TIME, FIRST_TS, INSTANCE, LAST_TS, META, META_NAME, NOTE, SERIES, SERIES_COUNT, SERIES_LAST, SRC_HOST, hasEscape, num, plain, present, scanEvent, trimmable } from './event-scan.ts';
 
 /** Row text a profile decides, as latin1 strings of the UTF-8 bytes (shared by every event of the profile). */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeObject } from '../../apis/meta/v1/types.ts';
+import type { Event } from '../../apis/events/v1/types.ts';
 import { encodeContinue } from '../../apimachinery/continue.ts';
 import { StatusError } from '../../apimachinery/errors.ts';
 import { parseListOptions } from '../../apimachinery/list-options.ts';
@@ -12,9 +12,9 @@ import { EVERYTHING } from '../../storage/cacher/types.ts';
 import type { Storage } from '../../storage/interface.ts';
 import { openSqliteStorage } from '../../storage/sqlite/index.ts';
 import { EVENT_FIELD_LABELS } from './fields.ts';
-import { eventCodec, newEventResource } from './storage.ts';
+import { eventCodec, registerEvents } from './storage.ts';
 
-function event(name: string, ns = 'h'): KubeObject {
+function event(name: string, ns = 'h'): Event {
   return {
     kind: 'Event',
     apiVersion: 'events.cluster.io/v1',
@@ -47,10 +47,10 @@ describe('events over SQLite at the edges of history', () => {
   });
 
   it('answers a continue token of a compacted snapshot with 410 and a fresh token', async () => {
-    const { store, cacher } = await newEventResource(storage, { ttlSeconds: 0 });
-    for (let i = 0; i < 5; i++) await store.create(event(`c${i}`), { dryRun: false });
+    const { store, cacher } = await registerEvents(storage, { ttlSeconds: 0 });
+    for (let i = 0; i < 5; i++) await store.create('h', event(`c${i}`), undefined, { dryRun: false });
     const old = cacher.resourceVersion;
-    await store.create(event('c9'), { dryRun: false });
+    await store.create('h', event('c9'), undefined, { dryRun: false });
     await storage.compact(await storage.currentRevision());
     const token = encodeContinue('c1\u0000', old);
     await assert.rejects(store.list('h', { ...listOpts('limit=2'), continue: token }), (e: unknown) => {
@@ -70,21 +70,21 @@ describe('events over SQLite at the edges of history', () => {
   });
 
   it('resumes a watch from before a restart out of the revision log, and reports Expired once compacted', async () => {
-    const first = await newEventResource(storage, { ttlSeconds: 0 });
-    const a = await first.store.create(event('w1', 'wr'), { dryRun: false });
-    const rvA = Number(first.store.cacher.resourceVersion);
-    await first.store.create(event('w2', 'wr'), { dryRun: false });
+    const first = await registerEvents(storage, { ttlSeconds: 0 });
+    const a = await first.store.create('wr', event('w1', 'wr'), undefined, { dryRun: false });
+    const rvA = Number(first.cacher.resourceVersion);
+    await first.store.create('wr', event('w2', 'wr'), undefined, { dryRun: false });
     first.cacher.stop();
     assert.ok(a.value.length > 0);
 
-    const second = await newEventResource(storage, { ttlSeconds: 0 });
+    const second = await registerEvents(storage, { ttlSeconds: 0 });
     const seen: string[] = [];
     const errors: Error[] = [];
     const w = second.cacher.watch('/events/wr/', { fromRV: rvA, sendInitialEvents: false, predicate: EVERYTHING }, {
       onEvent: (ev, type) => seen.push(`${type} ${ev.entry.attrs.name}`),
       onError: (e) => errors.push(e),
     });
-    await second.store.create(event('w3', 'wr'), { dryRun: false });
+    await second.store.create('wr', event('w3', 'wr'), undefined, { dryRun: false });
     await new Promise((r) => setTimeout(r, 50));
     w.stop();
     assert.deepEqual(seen, ['ADDED w2', 'ADDED w3']);

@@ -1,20 +1,17 @@
 /**
- * The Event resource: a generic Store configured with the Event strategy, the event TTL, selectable fields and the
- * table columns (kubernetes `pkg/registry/core/event/storage/storage.go`), plus its REST scope.
+ * The Event resource (kubernetes `pkg/registry/core/event/storage/storage.go`): its definition — names, the Event
+ * strategy, the event TTL, selectable fields, the compact cache entry and the Table — and its registration.
  */
+import { EVENTS_DEFS } from '../../apis/events/v1/definitions.ts';
+import { EVENT, EVENT_LIST } from '../../apis/events/v1/schema.ts';
 import type { Event } from '../../apis/events/v1/types.ts';
-import { GROUP, GROUP_RESOURCE, GROUP_VERSION, KIND, LIST_KIND, RESOURCE, VERSION } from '../../apis/events/v1/types.ts';
-import { EVENT } from '../../apis/events/v1/schema.ts';
+import { GROUP, KIND, LIST_KIND, RESOURCE, SHORT_NAMES, SINGULAR, VERBS, VERSION } from '../../apis/events/v1/types.ts';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
-import { EVENTS_DEFS } from '../../apimachinery/codec/definitions.ts';
 import { encode } from '../../apimachinery/codec/encode.ts';
-import { FieldManager } from '../../apimachinery/managedfields/index.ts';
-import { Cacher } from '../../storage/cacher/cacher.ts';
 import type { CacheEntry, ObjectAttrs } from '../../storage/cacher/types.ts';
 import type { Codec, Storage } from '../../storage/interface.ts';
-import type { ResourceScope } from '../../server/handlers/context.ts';
-import { Store } from '../generic/store.ts';
 import { StringPool, ValuePool } from '../../util/intern.ts';
+import { type Registered, type RegisterOptions, type ResourceDefinition, registerResource } from '../generic/registration.ts';
 import { newEventAttrs, newEventEntry, type EventAttrsPools, type EventProfile } from './attrs.ts';
 import { EVENT_FIELD_LABELS } from './fields.ts';
 import { eventStrategy } from './strategy.ts';
@@ -24,9 +21,9 @@ import { writeEventRow } from './table-bytes.ts';
 export const EVENTS_KEY_ROOT = '/events';
 
 /** Stored bytes are canonical JSON, so decoding is a plain parse; encoding orders keys as Go does. */
-export const eventCodec: Codec = {
+export const eventCodec: Codec & { decode(value: Buffer): Event } = {
   encode: (obj: KubeObject) => encode(obj, EVENTS_DEFS, EVENT),
-  decode: (value: Buffer) => JSON.parse(value.toString('utf8')) as KubeObject,
+  decode: (value: Buffer) => JSON.parse(value.toString('utf8')) as Event,
 };
 
 // Bounded pools shared by every cached event: repeated strings (namespaces, the names, uids and versions of the
@@ -42,60 +39,49 @@ const pools: EventAttrsPools = {
 
 /** The selector attributes of an event (for lists read from storage). */
 export function eventAttrs(obj: KubeObject): ObjectAttrs {
-  return newEventAttrs(obj as unknown as Event, pools);
+  return newEventAttrs(obj as Event, pools);
 }
 
 /** The watch cache's entry for an event: entry and attributes in one compact object. */
-export function eventEntry(key: string, rv: number, value: Buffer, obj: KubeObject): CacheEntry {
-  return newEventEntry(key, rv, value, obj as unknown as Event, pools);
+export function eventEntry(key: string, rv: number, value: Buffer, obj: Event): CacheEntry {
+  return newEventEntry(key, rv, value, obj, pools);
 }
 
-export interface EventResource {
-  store: Store;
-  cacher: Cacher;
-  scope: ResourceScope;
-}
-
-export async function newEventResource(storage: Storage, opts: { ttlSeconds: number; onError?(err: Error): void }): Promise<EventResource> {
-  const cacher = new Cacher({
-    storage,
-    prefix: `${EVENTS_KEY_ROOT}/`,
-    codec: eventCodec,
-    attrs: eventAttrs,
-    entry: eventEntry,
-    // Events about one object (kubectl describe). type and reason are left to scans: few values each, so a scan
-    // with a limit soon fills a page, while an index costs ~35 bytes per cached event and field.
-    indexedFields: ['regarding.name'],
-    ...(opts.onError ? { onError: opts.onError } : {}),
-  });
-  await cacher.start();
-  const store = new Store({
-    groupResource: GROUP_RESOURCE,
-    qualifiedKind: { group: '', kind: KIND },
-    keyRoot: EVENTS_KEY_ROOT,
-    storage,
-    cacher,
-    codec: eventCodec,
-    strategy: eventStrategy,
-    ttlSeconds: () => opts.ttlSeconds,
-    attrs: eventAttrs,
-    fieldManager: new FieldManager({ defs: EVENTS_DEFS, rootDef: EVENT, apiVersion: GROUP_VERSION }),
-  });
-  const scope: ResourceScope = {
+/** events.cluster.io/v1 Event; `ttlSeconds` is --event-ttl, set on every write. */
+export function eventDefinition(ttlSeconds: number): ResourceDefinition<Event> {
+  return {
     group: GROUP,
     version: VERSION,
-    groupVersion: GROUP_VERSION,
     kind: KIND,
     listKind: LIST_KIND,
     resource: RESOURCE,
-    store,
+    singular: SINGULAR,
+    shortNames: SHORT_NAMES,
+    verbs: VERBS,
+    strategy: eventStrategy,
     codec: eventCodec,
     defs: EVENTS_DEFS,
     definition: EVENT,
-    supportedFieldLabels: EVENT_FIELD_LABELS,
-    tableColumns: EVENT_COLUMNS,
-    tableCells: (obj, now) => eventTableCells(obj as unknown as Event, now),
-    tableRow: writeEventRow,
+    listDefinition: EVENT_LIST,
+    selectableFields: {
+      labels: EVENT_FIELD_LABELS,
+      attrs: eventAttrs,
+      entry: eventEntry,
+      // Events about one object (kubectl describe). type and reason are left to scans: few values each, so a scan
+      // with a limit soon fills a page, while an index costs ~35 bytes per cached event and field.
+      indexed: ['regarding.name'],
+    },
+    table: { columns: EVENT_COLUMNS, cells: eventTableCells, rowWriter: writeEventRow },
+    keyRoot: EVENTS_KEY_ROOT,
+    ttlSeconds: () => ttlSeconds,
+    // Upstream validates the internal (core) Event: errors name the kind without a group.
+    qualifiedKind: { group: '', kind: KIND },
   };
-  return { store, cacher, scope };
+}
+
+export type EventResource = Registered<Event>;
+
+export function registerEvents(storage: Storage, opts: { ttlSeconds: number } & Omit<RegisterOptions, 'storage'>): Promise<EventResource> {
+  const { ttlSeconds, ...rest } = opts;
+  return registerResource(eventDefinition(ttlSeconds), { ...rest, storage });
 }

@@ -1,12 +1,21 @@
-/** The Event strategy (kubernetes `pkg/registry/core/event/strategy.go`): no defaulting, no status, validation only. */
+/**
+ * The Event strategy (kubernetes `pkg/registry/core/event/strategy.go`): namespaced, no defaulting, no status;
+ * PUT of a missing Event creates it and an update may leave out the resourceVersion, as upstream allows.
+ */
 import type { Event } from '../../apis/events/v1/types.ts';
-import type { KubeObject } from '../../apis/meta/v1/types.ts';
-import type { Strategy } from '../generic/store.ts';
-import { validateEventCreate, validateEventUpdate } from './validation.ts';
+import type { Strategy } from '../rest/strategy.ts';
+import { type EventValidationMode, validateEventCreate, validateEventUpdate } from './validation.ts';
 
-export const eventStrategy: Strategy = {
-  prepareForCreate(): void {},
-  validate: (obj: KubeObject) => validateEventCreate(obj as unknown as Event),
-  prepareForUpdate(): void {},
-  validateUpdate: (obj: KubeObject, old: KubeObject) => validateEventUpdate(obj as unknown as Event, old as unknown as Event),
-};
+export function eventStrategyFor(mode: EventValidationMode): Strategy<Event> {
+  return {
+    namespaceScoped: true,
+    prepareForCreate(): void {},
+    validate: (obj) => validateEventCreate(obj, mode),
+    allowCreateOnUpdate: true,
+    prepareForUpdate(): void {},
+    validateUpdate: (obj, old) => validateEventUpdate(obj, old, mode),
+    allowUnconditionalUpdate: true,
+  };
+}
+
+export const eventStrategy = eventStrategyFor('events');

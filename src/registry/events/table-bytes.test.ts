@@ -5,14 +5,14 @@ import type { Event } from '../../apis/events/v1/types.ts';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { goJSON } from '../../apimachinery/codec/encode.ts';
 import { ChunkBuilder } from '../../server/handlers/chunks.ts';
-import type { ResourceScope } from '../../server/handlers/context.ts';
-import { type IncludeObject, toTable } from '../../server/handlers/table.ts';
-import { coreEventConversion } from '../core-events/scope.ts';
+import type { ResourceScope } from '../rest/scope.ts';
+import { type IncludeObject, toTable } from '../rest/table.ts';
+import { coreEventConversion } from '../core-events/storage.ts';
 import { eventCodec } from './storage.ts';
 import { EVENT_COLUMNS, eventTableCells } from './table.ts';
 import { writeEventRow } from './table-bytes.ts';
 import { newEventEntry, type EventAttrsPools } from './attrs.ts';
-import type { Served } from '../generic/store.ts';
+import type { Served } from '../rest/served.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const scope = { tableColumns: EVENT_COLUMNS, tableCells: (o: KubeObject, now: number) => eventTableCells(o as unknown as Event, now) } as ResourceScope;

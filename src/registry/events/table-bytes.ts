@@ -12,11 +12,10 @@
  */
 import { goJSON } from '../../apimachinery/codec/encode.ts';
 import { humanDuration } from '../../apimachinery/duration-human.ts';
-import type { Served } from '../generic/store.ts';
+import type { Served } from '../rest/served.ts';
 import { EventEntry } from './attrs.ts';
 import { writeCachedRow } from './row-offsets.ts';
-import type { ByteSink } from '../../server/handlers/chunks.ts';
-import type { IncludeObject } from '../../server/handlers/table.ts';
+import type { ByteSink, IncludeObject } from '../rest/table.ts';
 import { QUOTE, ends, starts, timeMs } from '../../apimachinery/codec/json-fields.ts';
 import { CONTROLLER, COUNT, EVENT_TIME, FIELD_PATH, FIRST_TS, INSTANCE, KIND, LAST_TS, META, META_NAME, NAME, NOTE, REASON, SERIES, SERIES_COUNT, SERIES_LAST, SRC_COMPONENT, SRC_HOST, TYPE, hasEscape, num, plain, present, scanEvent, trimmable } from './event-scan.ts';
 

@@ -1,8 +1,8 @@
 /** Small pieces of the generic store: served values, system-metadata copying, delete preconditions. */
 import type { KubeObject, Preconditions } from '../../apis/meta/v1/types.ts';
-import { StatusError } from '../../apimachinery/errors.ts';
+import { StatusError, newBadRequest } from '../../apimachinery/errors.ts';
 import type { StoredObject } from '../../storage/interface.ts';
-import type { Served } from './store.ts';
+import type { Served } from '../rest/served.ts';
 
 export function served(s: StoredObject, obj?: KubeObject): Served {
   const o = s.object ?? obj;
@@ -38,4 +38,16 @@ export function checkPreconditions(kind: string, name: string, p: Preconditions 
       details,
     );
   }
+}
+
+/**
+ * The object's namespace against the request's (upstream EnsureObjectNamespaceMatchesRequestNamespace with the
+ * scope's expected namespace: '' for cluster-scoped resources, which clears any namespace the object carries).
+ */
+export function ensureNamespace(m: KubeObject['metadata'], expected: string): void {
+  const ns = m.namespace ?? '';
+  if (ns === expected) return;
+  if (ns === '') m.namespace = expected;
+  else if (expected === '') delete m.namespace;
+  else throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
 }

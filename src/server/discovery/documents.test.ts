@@ -7,10 +7,9 @@ import {
   apiGroupList,
   apiResourceList,
   apiVersions,
-  storageVersionHash,
   wantsAggregated,
 } from './documents.ts';
-import type { APIResourceInfo } from './types.ts';
+import { type APIResourceInfo, storageVersionHash } from '../../registry/rest/resource-info.ts';
 
 const events: APIResourceInfo = {
   group: 'events.cluster.io',

@@ -3,8 +3,7 @@
  * (`apidiscovery.k8s.io` v2 / v2beta1 on `/api` and `/apis`). All functions return plain JSON-able objects whose key
  * order is the one kube's Go structs produce.
  */
-import { createHash } from 'node:crypto';
-import type { APIResourceInfo } from './types.ts';
+import { type APIResourceInfo, storageVersionHash } from '../../registry/rest/resource-info.ts';
 
 export interface GroupVersions {
   name: string;
@@ -102,11 +101,6 @@ export function aggregatedDiscovery(version: AggregatedVersion, groups: Aggregat
 /** The Content-Type an aggregated discovery answer is served with. */
 export function aggregatedContentType(version: AggregatedVersion): string {
   return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
-}
-
-/** Base64 of the first 8 bytes of SHA-256 of `<group>/<version>/<kind>` (kube's storage version hash). */
-export function storageVersionHash(group: string, version: string, kind: string): string {
-  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 }
 
 // Both spellings of the discovery group are accepted (team decision 2).

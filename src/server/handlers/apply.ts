@@ -9,9 +9,10 @@ import { parseYAMLBody, YAMLSyntaxError } from '../../apimachinery/codec/yamlbod
 import { newBadRequest } from '../../apimachinery/errors.ts';
 import { FieldManager } from '../../apimachinery/managedfields/index.ts';
 import type { Negotiated } from '../negotiation.ts';
-import { toStored, type RequestContext, type ResourceScope } from './context.ts';
+import { type AdmissionRequest, admitUpdateTransform, createValidation, updateValidation } from '../../registry/rest/admission.ts';
+import { type ResourceScope, toStored, toView } from '../../registry/rest/scope.ts';
+import type { RequestContext } from './context.ts';
 import type { PatchOptions } from './options.ts';
-import { toView } from './patch.ts';
 import { writeObject } from './response.ts';
 
 const managers = new WeakMap<ResourceScope, FieldManager>();
@@ -27,29 +28,41 @@ export function scopeFieldManager(scope: ResourceScope): FieldManager {
 }
 
 export async function applyObject(ctx: RequestContext, n: Negotiated, body: Buffer, opts: PatchOptions): Promise<void> {
-  const { scope } = ctx;
+  const { scope, info, admission } = ctx;
   const fm = scopeFieldManager(scope);
+  const ar: AdmissionRequest = { scope, namespace: info.namespace, name: info.name, user: ctx.user, dryRun: opts.dryRun };
+  const mutate = admitUpdateTransform<KubeObject>(admission, ar);
   let warnings: string[] = [];
-  const { served, created } = await scope.store.apply(
-    ctx.info.namespace,
-    ctx.info.name,
-    (live) => {
-      const { config, duplicates } = decodeApplyBody(body);
-      checkApplyType(scope, config);
-      const now = new Date();
-      const view = live === null ? null : (toView(scope, live) as unknown as KubeObject);
-      const result = fm.apply(view, config, opts.fieldManager, opts.force, now);
-      warnings = [];
-      if (duplicates.length && opts.fieldValidation !== 'Ignore') {
-        const text = `error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`;
-        if (opts.fieldValidation === 'Strict') throw newBadRequest(`error strict decoding YAML: ${text}`);
-        warnings.push(text);
-      }
-      result.kind = scope.kind;
-      result.apiVersion = scope.groupVersion;
-      return toStored(scope, result);
+  const { served, created } = await scope.store.update(
+    info.namespace,
+    info.name,
+    {
+      async updatedObject(live) {
+        const { config, duplicates } = decodeApplyBody(body);
+        checkApplyType(scope, config);
+        const now = new Date();
+        const view = live === null ? null : (toView(scope, live) as KubeObject);
+        const result = fm.apply(view, config, opts.fieldManager, opts.force, now);
+        warnings = [];
+        if (duplicates.length && opts.fieldValidation !== 'Ignore') {
+          const text = `error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`;
+          if (opts.fieldValidation === 'Strict') throw newBadRequest(`error strict decoding YAML: ${text}`);
+          warnings.push(text);
+        }
+        result.kind = scope.kind;
+        result.apiVersion = scope.groupVersion;
+        let next = toStored(scope, result);
+        for (const t of mutate) next = await t(next, live);
+        return next;
+      },
     },
-    { dryRun: opts.dryRun },
+    {
+      dryRun: opts.dryRun,
+      // The apply result carries its own managedFields; a missing object is created whatever the strategy says.
+      forceAllowCreate: true,
+      createValidation: createValidation(admission, ar),
+      updateValidation: updateValidation(admission, ar),
+    },
   );
   ctx.warnings.push(...warnings);
   writeObject(ctx, created ? 201 : 200, served, n);

@@ -4,17 +4,9 @@
  * Hand-written because stream helpers either keep every piece as its own write or concatenate after the fact.
  */
 
-/** Where a streamed body's pieces go. */
-export interface ByteSink {
-  /** Bytes [start, end) of `b`. */
-  raw(b: Buffer, start: number, end: number): void;
-  /** A string, UTF-8 encoded. */
-  text(s: string): void;
-  /** One byte (a separator). */
-  byte(c: number): void;
-  /** Bytes given as a latin1 string (one character per byte, as `toString('latin1')` reads them). */
-  bytes(s: string): void;
-}
+import type { ByteSink } from '../../registry/rest/table.ts';
+
+export type { ByteSink };
 
 export const CHUNK = 64 * 1024;
 

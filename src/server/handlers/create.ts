@@ -1,8 +1,10 @@
-/** POST on a namespaced collection (upstream `handlers/create.go`). */
+/** POST on a collection (upstream `handlers/create.go`). */
+import { type AdmissionRequest, admitCreate, createValidation } from '../../registry/rest/admission.ts';
+import { toStored } from '../../registry/rest/scope.ts';
 import { requestBodyType } from '../negotiation.ts';
 import { readBody } from './body.ts';
-import { toStored, type RequestContext } from './context.ts';
-import { decodeObject, ensureNamespace } from './decode.ts';
+import type { RequestContext } from './context.ts';
+import { decodeObject } from './decode.ts';
 import { negotiate } from './get.ts';
 import { parseWriteOptions, writeManager } from './options.ts';
 import { writeObject } from './response.ts';
@@ -14,8 +16,14 @@ export async function createObject(ctx: RequestContext): Promise<void> {
   const mediaType = contentType === 'application/json' ? contentType : requestBodyType(contentType);
   const body = await readBody(ctx.req);
   const opts = parseWriteOptions('CreateOptions', ctx.query);
-  const obj = toStored(ctx.scope, decodeObject(ctx, body, mediaType, opts.fieldValidation));
-  ensureNamespace(ctx, obj);
-  const served = await ctx.scope.store.create(obj, { dryRun: opts.dryRun, manager: writeManager(opts, ctx.req.headers['user-agent']) });
+  const { scope, info, admission } = ctx;
+  const obj = toStored(scope, decodeObject(ctx, body, mediaType, opts.fieldValidation));
+  const ar: AdmissionRequest = { scope, namespace: info.namespace, name: '', user: ctx.user, dryRun: opts.dryRun };
+  await admitCreate(admission, ar, obj);
+  const served = await scope.store.create(info.namespace, obj, createValidation(admission, ar), {
+    dryRun: opts.dryRun,
+    manager: writeManager(opts, ctx.req.headers['user-agent']),
+    warnings: ctx.warnings,
+  });
   writeObject(ctx, 201, served, n);
 }

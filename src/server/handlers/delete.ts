@@ -1,8 +1,10 @@
 /** DELETE of one object and of a collection (upstream `handlers/delete.go`). */
 import { parseListOptions } from '../../apimachinery/list-options.ts';
+import { type AdmissionRequest, admitDelete, deleteValidation } from '../../registry/rest/admission.ts';
+import { toStoredListOptions } from '../../registry/rest/scope.ts';
 import { writeValue } from '../responsewriters.ts';
 import { readBody } from './body.ts';
-import { toStoredListOptions, type RequestContext } from './context.ts';
+import type { RequestContext } from './context.ts';
 import { negotiate } from './get.ts';
 import { parseDeleteOptions } from './options.ts';
 import { writeList, writeObject } from './response.ts';
@@ -11,14 +13,19 @@ export async function deleteObject(ctx: RequestContext): Promise<void> {
   const n = negotiate(ctx);
   const body = await readBody(ctx.req);
   const opts = parseDeleteOptions(body, ctx.query);
-  const { scope, info } = ctx;
-  const { served, deleted } = await scope.store.delete(info.namespace, info.name, opts.preconditions, { dryRun: opts.dryRun });
+  const { scope, info, admission } = ctx;
+  const ar: AdmissionRequest = { scope, namespace: info.namespace, name: info.name, user: ctx.user, dryRun: opts.dryRun };
+  await admitDelete(admission, ar, false);
+  const { served, deleted } = await scope.store.delete(info.namespace, info.name, deleteValidation(admission, ar), {
+    dryRun: opts.dryRun,
+    ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
+  });
   if (!deleted) {
     // Finalizers keep the object: upstream answers with the object, 202 only when orphaning was turned off.
     writeObject(ctx, opts.orphanDependents === false ? 202 : 200, served, n);
     return;
   }
-  const obj = served.object ?? scope.codec.decode(served.value);
+  const obj = scope.store.decode(served);
   const details: Record<string, string> = { name: info.name };
   if (scope.group) details.group = scope.group;
   details.kind = scope.resource;
@@ -29,8 +36,16 @@ export async function deleteObject(ctx: RequestContext): Promise<void> {
 export async function deleteCollection(ctx: RequestContext): Promise<void> {
   const n = negotiate(ctx);
   const body = await readBody(ctx.req);
-  const listOpts = toStoredListOptions(ctx.scope, parseListOptions(ctx.query, { watchPath: false, supportedFieldLabels: ctx.scope.supportedFieldLabels }));
+  const { scope, info, admission } = ctx;
+  const listOpts = toStoredListOptions(scope, parseListOptions(ctx.query, { watchPath: false, supportedFieldLabels: scope.supportedFieldLabels }));
   const opts = parseDeleteOptions(body, ctx.query);
-  const deleted = await ctx.scope.store.deleteCollection(ctx.info.namespace, { ...listOpts, watch: false }, opts.preconditions, { dryRun: opts.dryRun });
+  const ar: AdmissionRequest = { scope, namespace: info.namespace, name: '', user: ctx.user, dryRun: opts.dryRun };
+  await admitDelete(admission, ar, true);
+  const deleted = await scope.store.deleteCollection(
+    info.namespace,
+    deleteValidation(admission, ar),
+    { dryRun: opts.dryRun, ...(opts.preconditions ? { preconditions: opts.preconditions } : {}) },
+    { ...listOpts, watch: false },
+  );
   await writeList(ctx, deleted, n);
 }

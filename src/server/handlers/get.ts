@@ -1,9 +1,9 @@
-/** GET of one object and LIST (upstream `handlers/get.go`). */
-import { parseListOptions } from '../../apimachinery/list-options.ts';
+/** GET of one object and LIST (upstream `handlers/get.go`); a LIST with watch=true is a watch (watch.ts). */
+import { type ListOptions, parseListOptions } from '../../apimachinery/list-options.ts';
+import { toStoredListOptions } from '../../registry/rest/scope.ts';
 import { negotiateOutput } from '../negotiation.ts';
-import { toStoredListOptions, type RequestContext } from './context.ts';
+import type { RequestContext } from './context.ts';
 import { writeList, writeObject } from './response.ts';
-import { serveWatch } from './watch.ts';
 
 export function negotiate(ctx: RequestContext, stream = false) {
   return negotiateOutput(ctx.req.headers.accept, {
@@ -20,10 +20,13 @@ export async function getObject(ctx: RequestContext): Promise<void> {
   writeObject(ctx, 200, served, n);
 }
 
-export async function listObjects(ctx: RequestContext, watchPath: boolean): Promise<void> {
+/** The list options of a LIST or WATCH request, in the stored version's field labels. */
+export function listOptionsOf(ctx: RequestContext, watchPath: boolean): ListOptions {
+  return toStoredListOptions(ctx.scope, parseListOptions(ctx.query, { watchPath, supportedFieldLabels: ctx.scope.supportedFieldLabels }));
+}
+
+export async function listObjects(ctx: RequestContext, opts: ListOptions): Promise<void> {
   const n = negotiate(ctx);
-  const opts = toStoredListOptions(ctx.scope, parseListOptions(ctx.query, { watchPath, supportedFieldLabels: ctx.scope.supportedFieldLabels }));
-  if (opts.watch) return serveWatch(ctx, opts);
   const list = await ctx.scope.store.list(ctx.info.namespace, opts);
   await writeList(ctx, list, n);
 }

@@ -7,14 +7,16 @@
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { convertValue } from '../../apimachinery/codec/decode.ts';
 import type { FieldValidation } from '../../apimachinery/codec/types.ts';
-import { StatusError } from '../../apimachinery/errors.ts';
+import { StatusError, newNotFound } from '../../apimachinery/errors.ts';
 import { invalid } from '../../apimachinery/field.ts';
 import { applyPatchBody, type NonApplyPatchType } from '../../apimachinery/patch/patch.ts';
 import { PatchSchema } from '../../apimachinery/patch/strategic-merge.ts';
 import { patchType } from '../negotiation.ts';
 import { applyObject } from './apply.ts';
 import { readBody } from './body.ts';
-import { toStored, type RequestContext, type ResourceScope } from './context.ts';
+import { type AdmissionRequest, admitUpdateTransform, updateValidation } from '../../registry/rest/admission.ts';
+import { type ResourceScope, toStored, toView } from '../../registry/rest/scope.ts';
+import type { RequestContext } from './context.ts';
 import { negotiate } from './get.ts';
 import { parsePatchOptions, writeManager } from './options.ts';
 import { writeObject } from './response.ts';
@@ -25,17 +27,32 @@ export async function patchObject(ctx: RequestContext): Promise<void> {
   const body = await readBody(ctx.req);
   const opts = parsePatchOptions(ctx.query, type === 'apply');
   if (type === 'apply') return applyObject(ctx, n, body, opts);
-  const { scope } = ctx;
+  const { scope, info, admission } = ctx;
+  const ar: AdmissionRequest = { scope, namespace: info.namespace, name: info.name, user: ctx.user, dryRun: opts.dryRun };
+  const mutate = admitUpdateTransform<KubeObject>(admission, ar);
   let warnings: string[] = [];
-  const served = await scope.store.patch(
-    ctx.info.namespace,
-    ctx.info.name,
-    (current) => {
-      const r = patchStoredObject(scope, type, current, body, opts.fieldValidation);
-      warnings = r.warnings;
-      return r.object;
+  const { served } = await scope.store.update(
+    info.namespace,
+    info.name,
+    {
+      // A patch needs something to patch: a missing object is 404 even where PUT would create it (upstream's
+      // jsonPatcher and smpPatcher createNewObject).
+      async updatedObject(current) {
+        if (current === null) throw newNotFound({ group: scope.group, resource: scope.resource }, info.name);
+        const r = patchStoredObject(scope, type, current, body, opts.fieldValidation);
+        warnings = r.warnings;
+        let next = r.object;
+        for (const t of mutate) next = await t(next, current);
+        return next;
+      },
     },
-    { dryRun: opts.dryRun, manager: writeManager(opts, ctx.req.headers['user-agent']) },
+    {
+      dryRun: opts.dryRun,
+      manager: writeManager(opts, ctx.req.headers['user-agent']),
+      warnings: ctx.warnings,
+      recordManagedFields: true,
+      updateValidation: updateValidation(admission, ar),
+    },
   );
   ctx.warnings.push(...warnings);
   writeObject(ctx, 200, served, n);
@@ -50,12 +67,6 @@ function patchSchema(scope: ResourceScope): PatchSchema {
     schemas.set(scope, s);
   }
   return s;
-}
-
-/** The stored object as this scope's clients see it (a converted view, or the object itself). */
-export function toView(scope: ResourceScope, stored: KubeObject): Record<string, unknown> {
-  if (!scope.convert) return stored as unknown as Record<string, unknown>;
-  return JSON.parse(scope.convert.fromStored(scope.codec.encode(stored)).toString('utf8')) as Record<string, unknown>;
 }
 
 /**

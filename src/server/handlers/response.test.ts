@@ -5,18 +5,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type { Event } from '../../apis/events/v1/types.ts';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { goJSON } from '../../apimachinery/codec/encode.ts';
 import { parseListOptions } from '../../apimachinery/list-options.ts';
-import { newCoreEventScope } from '../../registry/core-events/scope.ts';
-import type { ListResult } from '../../registry/generic/store.ts';
-import { type EventResource, newEventResource } from '../../registry/events/storage.ts';
+import { registerCoreEvents } from '../../registry/core-events/storage.ts';
+import type { ListResult } from '../../registry/rest/served.ts';
+import { type EventResource, registerEvents } from '../../registry/events/storage.ts';
 import { openSqliteStorage } from '../../storage/sqlite/index.ts';
 import type { Storage } from '../../storage/interface.ts';
 import type { Negotiated } from '../negotiation.ts';
-import { type RequestContext, type ResourceScope, servedBytes } from './context.ts';
+import type { RequestContext } from './context.ts';
+import { type ResourceScope, servedBytes } from '../../registry/rest/scope.ts';
 import { writeList } from './response.ts';
-import { toTable } from './table.ts';
+import { toTable } from '../../registry/rest/table.ts';
 
 /** A response that takes bytes slowly (a callback per write on the next turn), as a socket under backpressure. */
 class Sink extends Writable {
@@ -44,7 +46,7 @@ class Sink extends Writable {
 const JSON_N: Negotiated = { mediaType: 'application/json', pretty: false };
 const TABLE_N: Negotiated = { mediaType: 'application/json', as: 'Table', pretty: false };
 
-function event(i: number, ns: string): KubeObject {
+function event(i: number, ns: string): Event {
   return {
     kind: 'Event',
     apiVersion: 'events.cluster.io/v1',
@@ -58,7 +60,7 @@ function event(i: number, ns: string): KubeObject {
     regarding: { kind: 'Pod', namespace: ns, name: `pod-${i}` },
     note: i % 7 ? `pulling image ${'x'.repeat(600)} ünïcødé` : '  "quoted" note\n',
     ...(i % 11 === 0 ? { series: { count: i + 2, lastObservedTime: '2021-01-01T00:00:00.000000Z' } } : {}),
-  } as unknown as KubeObject;
+  } as unknown as Event;
 }
 
 async function list(scope: ResourceScope, ns: string, query: string, n: Negotiated): Promise<{ sink: Sink; l: ListResult }> {
@@ -79,10 +81,10 @@ describe('writeList', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'response-'));
     storage = openSqliteStorage({ path: join(dir, 'db'), codec: (await import('../../registry/events/storage.ts')).eventCodec });
-    events = await newEventResource(storage, { ttlSeconds: 0 });
-    core = newCoreEventScope(events, storage, { ttlSeconds: 0 }).scope;
-    for (let i = 0; i < 300; i++) await events.store.create(event(i, 'big'), { dryRun: false });
-    for (let i = 0; i < 2; i++) await events.store.create(event(i, 'small'), { dryRun: false });
+    events = await registerEvents(storage, { ttlSeconds: 0 });
+    core = registerCoreEvents(events, { ttlSeconds: 0 }).scope;
+    for (let i = 0; i < 300; i++) await events.store.create('big', event(i, 'big'), undefined, { dryRun: false });
+    for (let i = 0; i < 2; i++) await events.store.create('small', event(i, 'small'), undefined, { dryRun: false });
   });
   after(async () => {
     events.cacher.stop();
@@ -130,7 +132,7 @@ describe('writeList', () => {
       if (!rv) {
         rv = doc.metadata.resourceVersion;
         assert.equal(doc.metadata.remainingItemCount, 180);
-        await events.store.create(event(999, 'big'), { dryRun: false }); // after the first page: not in this walk
+        await events.store.create('big', event(999, 'big'), undefined, { dryRun: false }); // after the first page: not in this walk
       }
       assert.equal(doc.metadata.resourceVersion, rv);
       seen.push(...doc.items.map((o) => o.metadata.name!));

@@ -5,14 +5,15 @@
  */
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { listCursor, type ServedCursor } from '../../registry/generic/list.ts';
-import type { Served, ListResult } from '../../registry/generic/store.ts';
+import type { ListResult, Served } from '../../registry/rest/served.ts';
 import { goJSON } from '../../apimachinery/codec/encode.ts';
 import { writeAndDrain } from '../http-types.ts';
 import { parseIncludeObject, type Negotiated } from '../negotiation.ts';
 import { writeBytes, writeValue } from '../responsewriters.ts';
-import { servedBytes, setWarnings, type RequestContext } from './context.ts';
+import { servedBytes } from '../../registry/rest/scope.ts';
+import { partialObjectMetadata, toTable } from '../../registry/rest/table.ts';
+import { setWarnings, type RequestContext } from './context.ts';
 import { ChunkBuilder } from './chunks.ts';
-import { partialObjectMetadata, toTable } from './table.ts';
 
 /** The stored object (tables are computed from it whatever the view). */
 function decode(ctx: RequestContext, s: Served): KubeObject {

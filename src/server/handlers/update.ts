@@ -1,9 +1,11 @@
-/** PUT on an object (upstream `handlers/update.go`): replace, or create when missing. */
-import { newBadRequest } from '../../apimachinery/errors.ts';
+/** PUT on an object (upstream `handlers/update.go`): replace, or create when missing and the strategy allows it. */
+import { type AdmissionRequest, admitUpdateTransform, createValidation, updateValidation } from '../../registry/rest/admission.ts';
+import { toStored } from '../../registry/rest/scope.ts';
+import { defaultUpdatedObjectInfo } from '../../registry/rest/update.ts';
 import { requestBodyType } from '../negotiation.ts';
 import { readBody } from './body.ts';
-import { toStored, type RequestContext } from './context.ts';
-import { decodeObject, ensureNamespace } from './decode.ts';
+import type { RequestContext } from './context.ts';
+import { decodeObject } from './decode.ts';
 import { negotiate } from './get.ts';
 import { parseWriteOptions, writeManager } from './options.ts';
 import { writeObject } from './response.ts';
@@ -13,15 +15,16 @@ export async function updateObject(ctx: RequestContext): Promise<void> {
   const mediaType = requestBodyType(ctx.req.headers['content-type']);
   const body = await readBody(ctx.req);
   const opts = parseWriteOptions('UpdateOptions', ctx.query);
-  const obj = toStored(ctx.scope, decodeObject(ctx, body, mediaType, opts.fieldValidation));
-  const name = ctx.info.name;
-  if ((obj.metadata.name ?? '') !== name) {
-    throw newBadRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
-  }
-  ensureNamespace(ctx, obj);
-  const { served, created } = await ctx.scope.store.update(ctx.info.namespace, name, obj, {
+  const { scope, info, admission } = ctx;
+  const obj = toStored(scope, decodeObject(ctx, body, mediaType, opts.fieldValidation));
+  const ar: AdmissionRequest = { scope, namespace: info.namespace, name: info.name, user: ctx.user, dryRun: opts.dryRun };
+  const { served, created } = await scope.store.update(info.namespace, info.name, defaultUpdatedObjectInfo(obj, ...admitUpdateTransform(admission, ar)), {
     dryRun: opts.dryRun,
     manager: writeManager(opts, ctx.req.headers['user-agent']),
+    warnings: ctx.warnings,
+    recordManagedFields: true,
+    createValidation: createValidation(admission, ar),
+    updateValidation: updateValidation(admission, ar),
   });
   writeObject(ctx, created ? 201 : 200, served, n);
 }

@@ -5,18 +5,16 @@
  * client cannot grow memory.
  */
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
-import { StatusError, newBadRequest } from '../../apimachinery/errors.ts';
+import { StatusError, newBadRequest, newInternalError } from '../../apimachinery/errors.ts';
 import type { ListOptions } from '../../apimachinery/list-options.ts';
-import { parseResourceVersion } from '../../apimachinery/resource-version.ts';
 import { goJSON } from '../../apimachinery/codec/encode.ts';
-import { buildPredicate } from '../../registry/generic/predicate.ts';
 import type { CacheWatch } from '../../storage/cacher/cacher.ts';
-import { watchFrame, type CacheEntry, type CacheEvent, type Predicate, type WatchEventType } from '../../storage/cacher/types.ts';
-import { StorageError } from '../../storage/interface.ts';
+import { watchFrame, type CacheEntry, type CacheEvent, type WatchEventType } from '../../storage/cacher/types.ts';
 import { parseIncludeObject, type Negotiated } from '../negotiation.ts';
-import { servedBytes, type RequestContext } from './context.ts';
+import { servedBytes } from '../../registry/rest/scope.ts';
+import { toTable } from '../../registry/rest/table.ts';
+import type { RequestContext } from './context.ts';
 import { negotiate } from './get.ts';
-import { toTable } from './table.ts';
 import { FrameSink, frameTargetOf, type PacedTarget } from './watch-sink.ts';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'cluster.io/initial-events-end';
@@ -38,34 +36,16 @@ export const activeWatches = new Set<{ end(): void }>();
 export async function serveWatch(ctx: RequestContext, opts: ListOptions): Promise<void> {
   const n = negotiate(ctx, true);
   const { scope, info } = ctx;
-  const cacher = scope.store.cacher;
-  let predicate = buildPredicate(opts);
   if (info.name) {
     const required = opts.fieldSelector?.requiresExactMatch('metadata.name');
     if (opts.fieldSelector && !opts.fieldSelector.isEmpty() && required !== undefined && required !== info.name) {
       throw newBadRequest("fieldSelector metadata.name doesn't match requested name");
     }
-    predicate = andName(predicate, info.name);
   }
-  const prefix = scope.store.prefix(info.namespace);
-  const rvParam = opts.resourceVersion ?? '';
-  const sendInitial = opts.sendInitialEvents === true;
-  if (sendInitial) {
-    if (rvParam === '') await cacher.waitForConsistentRead();
-    else {
-      const want = parseResourceVersion(rvParam);
-      if (want > 0) await cacher.waitUntilFresh(want);
-    }
-  }
-  const fromRV = sendInitial || rvParam === '' || rvParam === '0' ? cacher.resourceVersion : parseResourceVersion(rvParam);
   const include = n.as === 'Table' ? parseIncludeObject(ctx.query.get('includeObject')) : 'None';
   const w = new WatchStream(ctx, n, include, opts);
-  const cw = cacher.watch(prefix, { fromRV, sendInitialEvents: sendInitial, predicate }, w);
-  w.start(cw, opts.allowWatchBookmarks && sendInitial);
-}
-
-function andName(p: Predicate, name: string): Predicate {
-  return { everything: false, matches: (a) => a.name === name && (p.everything || p.matches(a)) };
+  const cw = await scope.store.watch(info.namespace, info.name, opts, w);
+  w.start(cw, opts.allowWatchBookmarks && opts.sendInitialEvents === true);
 }
 
 /** The response's default high-water mark: past it a watcher counts as behind (no periodic bookmark then). */
@@ -180,11 +160,8 @@ class WatchStream {
 
   onError(err: Error): void {
     if (this.#ended) return;
-    let status: StatusError;
-    if (err instanceof StorageError && err.code === 'Expired') {
-      status = new StatusError(410, 'Expired', `too old resource version: ${err.rv} (${this.ctx.scope.store.cacher.compactedRevision})`);
-    } else if (err instanceof StatusError) status = err;
-    else status = new StatusError(500, 'InternalError', `Internal error occurred: ${err.message}`);
+    // The store has turned storage errors into Status errors (a compacted revision: 410 Expired).
+    const status = err instanceof StatusError ? err : newInternalError(err);
     this.#sink.push(Buffer.from(goJSON({ type: 'ERROR', object: status.toStatus() }) + '\n'));
     this.end();
   }
@@ -217,7 +194,7 @@ class WatchStream {
   #periodicBookmark(): void {
     if (this.#ended || !this.#live || this.#sink.pending || this.#sink.target.writableLength >= BEHIND_BYTES) return;
     // Every change up to the cache's revision has been dispatched to us (synchronously) and written.
-    const rv = Math.max(this.#lastRV, this.ctx.scope.store.cacher.resourceVersion);
+    const rv = Math.max(this.#lastRV, this.ctx.scope.store.currentResourceVersion());
     this.#sink.push(this.#bookmark(rv, false));
   }
 

@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isStatusError } from '../../apimachinery/errors.ts';
-import { EVENTS_OPENAPI as EVENTS_RESOURCE } from '../../registry/events/resource.ts';
+import { eventDefinition } from '../../registry/events/storage.ts';
+import { openAPIResourceOf } from './types.ts';
+
+const EVENTS_RESOURCE = openAPIResourceOf(eventDefinition(0));
 import { OpenAPIService, negotiate } from './handler.ts';
 import { swaggerV2, swaggerV2Protobuf } from './v2.ts';
 

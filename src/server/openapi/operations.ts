@@ -3,7 +3,7 @@
  * operations, query parameters (per the spec's applicability table), bodies and responses.
  */
 import { PATCH_MEDIA_TYPES } from '../negotiation.ts';
-import type { APIResourceInfo } from '../discovery/types.ts';
+import type { APIResourceInfo } from '../../registry/rest/resource-info.ts';
 import { API_RESOURCE_LIST, DELETE_OPTIONS, PATCH, STATUS, WATCH_EVENT } from './meta-definitions.ts';
 
 /** C create, P patch, U replace, D delete, DC delete collection, R read, L list, W watch (the spec's letters). */

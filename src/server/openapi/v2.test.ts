@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import YAML from 'yaml';
-import { EVENTS_OPENAPI as EVENTS_RESOURCE } from '../../registry/events/resource.ts';
+import { eventDefinition } from '../../registry/events/storage.ts';
+import { openAPIResourceOf } from './types.ts';
+
+const EVENTS_RESOURCE = openAPIResourceOf(eventDefinition(0));
 import { ProtoWriter } from './protobuf.ts';
 import { swaggerV2, swaggerV2Protobuf } from './v2.ts';
 

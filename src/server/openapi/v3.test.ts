@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EVENTS_OPENAPI as EVENTS_RESOURCE } from '../../registry/events/resource.ts';
+import { eventDefinition } from '../../registry/events/storage.ts';
+import { openAPIResourceOf } from './types.ts';
+
+const EVENTS_RESOURCE = openAPIResourceOf(eventDefinition(0));
 import { openAPIV3Document, openAPIV3Index } from './v3.ts';
 
 type Json = Record<string, any>;

@@ -4,7 +4,7 @@ import { EVENT } from '../../events/v1/schema.ts';
 import type { Event } from '../../events/v1/types.ts';
 import { canonicalize, encode } from '../../../apimachinery/codec/encode.ts';
 import { decodeBody } from '../../../apimachinery/codec/decode.ts';
-import { EVENTS_DEFS } from '../../../apimachinery/codec/definitions.ts';
+import { EVENTS_DEFS } from '../../events/v1/definitions.ts';
 import { coreToEvent, eventToCore } from './conversion.ts';
 import { CORE_EVENT, CORE_EVENTS_DEFS } from './schema.ts';
 import type { CoreEvent } from './types.ts';

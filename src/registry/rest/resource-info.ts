@@ -1,4 +1,6 @@
-/** What discovery and OpenAPI need to know about one served resource. */
+/** What discovery and OpenAPI need to know about one served resource (metav1.APIResource, plus its group/version). */
+import { createHash } from 'node:crypto';
+
 export interface APIResourceInfo {
   /** API group; '' for the core group. */
   group: string;
@@ -16,4 +18,9 @@ export interface APIResourceInfo {
    * pass '' for resources that are not stored (it is then left out).
    */
   storageVersionHash?: string;
+}
+
+/** Base64 of the first 8 bytes of SHA-256 of `<group>/<version>/<kind>` (kube's storage version hash). */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 }

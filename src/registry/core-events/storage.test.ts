@@ -1,4 +1,5 @@
 /** The core/v1 view over real SQLite: one storage and cache, two stores, each with its own names and rules. */
+import type { Event } from '../../apis/events/v1/types.ts';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,11 +8,11 @@ import { join } from 'node:path';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { StatusError } from '../../apimachinery/errors.ts';
 import { parseListOptions } from '../../apimachinery/list-options.ts';
-import { toStoredListOptions } from '../../server/handlers/context.ts';
+import { toStoredListOptions } from '../rest/scope.ts';
 import type { Storage } from '../../storage/interface.ts';
 import { openSqliteStorage } from '../../storage/sqlite/index.ts';
-import { eventCodec, newEventResource } from '../events/storage.ts';
-import { newCoreEventScope } from './scope.ts';
+import { eventCodec, registerEvents } from '../events/storage.ts';
+import { registerCoreEvents } from './storage.ts';
 
 /** A decoded core/v1 request object (old style: no eventTime). */
 const coreEvent = (name: string, pod: string): KubeObject => ({
@@ -39,14 +40,14 @@ describe('core/v1 events scope', () => {
   });
 
   it('writes through core are stored in the events/v1 form and served converted', async () => {
-    const events = await newEventResource(storage, { ttlSeconds: 0 });
-    const core = newCoreEventScope(events, storage, { ttlSeconds: 0 });
-    const stored = core.scope.convert!.toStored(coreEvent('k1', 'web'));
+    const events = await registerEvents(storage, { ttlSeconds: 0 });
+    const core = registerCoreEvents(events, { ttlSeconds: 0 });
+    const stored = core.scope.convert!.toStored(coreEvent('k1', 'web')) as Event;
     assert.deepEqual(Object.keys(stored), [
       'kind', 'apiVersion', 'metadata', 'eventTime', 'reason', 'regarding', 'note', 'type', 'deprecatedSource',
       'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount',
     ]);
-    const created = await core.store.create(stored, { dryRun: false });
+    const created = await core.store.create('h', stored, undefined, { dryRun: false });
     const viaEvents = await events.store.get('h', 'k1', undefined);
     assert.equal(viaEvents.value.toString(), created.value.toString());
     const served = JSON.parse(core.scope.convert!.fromStored(viaEvents.value).toString());
@@ -55,14 +56,14 @@ describe('core/v1 events scope', () => {
     assert.equal(served.metadata.resourceVersion, JSON.parse(created.value.toString()).metadata.resourceVersion);
 
     // selectors in core labels filter the shared cache
-    await core.store.create(core.scope.convert!.toStored(coreEvent('k2', 'db')), { dryRun: false });
+    await core.store.create('h', core.scope.convert!.toStored(coreEvent('k2', 'db')) as Event, undefined, { dryRun: false });
     const opts = toStoredListOptions(core.scope, parseListOptions(new URLSearchParams('fieldSelector=involvedObject.name=db'), { watchPath: false, supportedFieldLabels: core.scope.supportedFieldLabels }));
     assert.deepEqual((await core.store.list('h', opts)).items.map((i) => i.key), ['/events/h/k2']);
 
     // errors name the core resource; validation is the core (legacy) one
     await assert.rejects(core.store.get('h', 'nope', undefined), (e: unknown) => e instanceof StatusError && e.message === 'events "nope" not found');
     await assert.rejects(events.store.get('h', 'nope', undefined), (e: unknown) => e instanceof StatusError && e.message === 'events.events.cluster.io "nope" not found');
-    await assert.rejects(events.store.create(core.scope.convert!.toStored(coreEvent('k3', 'web')), { dryRun: false }), (e: unknown) =>
+    await assert.rejects(events.store.create('h', core.scope.convert!.toStored(coreEvent('k3', 'web')) as Event, undefined, { dryRun: false }), (e: unknown) =>
       e instanceof StatusError && e.code === 422 && /eventTime: Required value/.test(e.message),
     );
     events.cacher.stop();

@@ -1,11 +1,11 @@
 /**
- * Codec micro-benchmark (not a test): `node --import tsx src/apimachinery/codec/bench.ts`.
+ * Codec micro-benchmark (not a test): `node --import tsx bench/codec-micro.ts`.
  * Decodes and encodes a ~700-byte Event and prints µs per operation, best of 5 rounds (the machine is shared).
  */
-import { EVENT } from '../../apis/events/v1/schema.ts';
-import { decodeBody } from './decode.ts';
-import { EVENTS_DEFS } from './definitions.ts';
-import { encode } from './encode.ts';
+import { EVENT } from '../src/apis/events/v1/schema.ts';
+import { decodeBody } from '../src/apimachinery/codec/decode.ts';
+import { EVENTS_DEFS } from '../src/apis/events/v1/definitions.ts';
+import { encode } from '../src/apimachinery/codec/encode.ts';
 
 const event = {
   kind: 'Event',

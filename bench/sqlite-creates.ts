@@ -1,12 +1,12 @@
 /**
  * Quick create-throughput check of the SQLite backend: N creates of ~700 B events with C in flight.
- * Usage: node --import tsx src/storage/sqlite/bench-creates.ts [NORMAL|FULL] [N=20000] [C=64]
+ * Usage: node --import tsx bench/sqlite-creates.ts [NORMAL|FULL] [N=20000] [C=64]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jsonCodec } from '../testing/json-codec.ts';
-import { openSqliteStorage } from './storage.ts';
+import { jsonCodec } from '../src/storage/testing/json-codec.ts';
+import { openSqliteStorage } from '../src/storage/sqlite/storage.ts';
 
 const sync = (process.argv[2] ?? 'NORMAL') as 'NORMAL' | 'FULL';
 const total = Number(process.argv[3] ?? 20000);
