@@ -102,6 +102,12 @@ export interface ListResult {
 export interface WatchHandler {
   /** Called in revision order, each change once. */
   onEvent(ev: StorageEvent): void;
+  /**
+   * The store's revision has reached `rv` and every change under the prefix up to it has been delivered, though
+   * none may have been under the prefix (upstream's watch progress notification). Lets a watch cache of one
+   * resource answer consistent reads while other resources' writes move the shared revision on.
+   */
+  onProgress?(rv: number): void;
   /** The watch ended with an error (e.g. Expired when `fromRV` was compacted); no more events follow. */
   onError(err: Error): void;
 }

@@ -3,7 +3,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Event } from '../../apis/events/v1/types.ts';
 import type { FieldError } from '../../apimachinery/field.ts';
-import { validateEventCreate, validateEventUpdate } from './validation.ts';
+import { validateCreate, validateUpdate } from '../rest/validate.ts';
+import { eventStrategyFor } from './strategy.ts';
+import type { EventValidationMode } from './validation.ts';
+
+// What the store checks of an Event: the strategy's rules with the common ObjectMeta rules (rest.BeforeCreate/Update).
+const validateEventCreate = (e: Event, mode: EventValidationMode = 'events') => validateCreate(eventStrategyFor(mode), e);
+const validateEventUpdate = (e: Event, old: Event, mode: EventValidationMode = 'events') => validateUpdate(eventStrategyFor(mode), e, old);
 
 const T0 = '2024-01-01T00:00:00.000000Z';
 const NAME_EMPTY = 'name part must be non-empty';

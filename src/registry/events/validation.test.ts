@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import type { Event } from '../../apis/events/v1/types.ts';
 import { newInvalid } from '../../apimachinery/errors.ts';
 import type { FieldError } from '../../apimachinery/field.ts';
-import { validateEventCreate, validateEventUpdate } from './validation.ts';
+import { validateCreate, validateUpdate } from '../rest/validate.ts';
+import { eventStrategyFor } from './strategy.ts';
+import type { EventValidationMode } from './validation.ts';
+
+// What the store checks of an Event: the strategy's rules with the common ObjectMeta rules (rest.BeforeCreate/Update).
+const validateEventCreate = (e: Event, mode: EventValidationMode = 'events') => validateCreate(eventStrategyFor(mode), e);
+const validateEventUpdate = (e: Event, old: Event, mode: EventValidationMode = 'events') => validateUpdate(eventStrategyFor(mode), e, old);
 
 const SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";

@@ -12,9 +12,9 @@
  */
 import type { Event, EventSource, ObjectReference } from '../../apis/events/v1/types.ts';
 import { byteLength, type FieldError, invalid, required } from '../../apimachinery/field.ts';
-import { isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain, nameIsPathSegment } from '../../apimachinery/validation/content.ts';
+import { isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain } from '../../apimachinery/validation/content.ts';
 import { validateCoreObjectMeta, validateCoreObjectMetaUpdate } from '../../apimachinery/validation/core.ts';
-import { validateImmutableField, validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/objectmeta.ts';
+import { validateImmutableField } from '../../apimachinery/validation/objectmeta.ts';
 
 export const REPORTING_INSTANCE_LENGTH_LIMIT = 128;
 export const ACTION_LENGTH_LIMIT = 128;
@@ -87,12 +87,12 @@ function validateSeries(ev: Event): FieldError[] {
 }
 
 /**
- * Create: part A, then (events mode) ObjectMeta with DNS-subdomain names and part B; then, if nothing was found, the
- * generic path-segment name checks.
+ * Create: part A, then (events mode) ObjectMeta with DNS-subdomain names and part B. The generic ObjectMeta checks
+ * follow in the store when this finds nothing (rest.BeforeCreate), so the more specific messages here win.
  */
 export function validateEventCreate(ev: Event, mode: EventValidationMode = 'events'): FieldError[] {
   const errs = legacyValidateEvent(ev, mode);
-  if (mode === 'core') return errs.length ? errs : validateObjectMeta(ev.metadata, true, nameIsPathSegment);
+  if (mode === 'core') return errs;
   errs.push(...validateCoreObjectMeta(ev.metadata, true, nameIsDNSSubdomain));
   errs.push(...validateSeries(ev));
   if (!ev.eventTime) errs.push(required('eventTime'));
@@ -102,8 +102,6 @@ export function validateEventCreate(ev: Event, mode: EventValidationMode = 'even
   if (ev.deprecatedLastTimestamp) errs.push(invalid('deprecatedLastTimestamp', '', NEEDS_TO_BE_UNSET));
   if ((ev.deprecatedCount ?? 0) !== 0) errs.push(invalid('deprecatedCount', '', NEEDS_TO_BE_UNSET));
   if (ev.deprecatedSource?.component || ev.deprecatedSource?.host) errs.push(invalid('deprecatedSource', '', NEEDS_TO_BE_UNSET));
-  // The generic checks run only when the strategy found nothing, so its more specific messages win.
-  if (errs.length === 0) errs.push(...validateObjectMeta(ev.metadata, true, nameIsPathSegment));
   return errs;
 }
 
@@ -140,14 +138,13 @@ function seriesOf(ev: Event): [number, string | null] | null {
 }
 
 /**
- * Update: generic ObjectMeta checks (rest.ValidateUpdate), part A on the new object; then (events mode only)
+ * Update (after the store's generic ObjectMeta checks, as rest.BeforeUpdate): part A on the new object; then (events mode only)
  * ObjectMeta update rules, the series (only when it changed; removing it is allowed), and the immutable fields.
  * `reason` is compared twice upstream, so a changed reason yields two identical causes (one line in the message,
  * which de-duplicates).
  */
 export function validateEventUpdate(ev: Event, old: Event, mode: EventValidationMode = 'events'): FieldError[] {
-  const errs = [...validateObjectMeta(ev.metadata, true, nameIsPathSegment), ...validateObjectMetaUpdate(ev.metadata, old.metadata)];
-  errs.push(...legacyValidateEvent(ev, mode));
+  const errs = legacyValidateEvent(ev, mode);
   if (mode === 'core') return errs;
   errs.push(...validateCoreObjectMetaUpdate(ev.metadata, old.metadata));
   if (!sameValue(seriesOf(ev), seriesOf(old))) errs.push(...validateSeries(ev));

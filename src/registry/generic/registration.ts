@@ -10,6 +10,7 @@ import { FieldManager } from '../../apimachinery/managedfields/index.ts';
 import { Cacher, type CacherOptions } from '../../storage/cacher/cacher.ts';
 import type { CacheEntry, ObjectAttrs } from '../../storage/cacher/types.ts';
 import type { Codec, Storage } from '../../storage/interface.ts';
+import type { Scheme } from '../../storage/scheme.ts';
 import type { APIResourceInfo } from '../rest/resource-info.ts';
 import type { ResourceScope, ViewConversion } from '../rest/scope.ts';
 import type { Strategy } from '../rest/strategy.ts';
@@ -81,10 +82,14 @@ export interface Registered<T extends KubeObject> {
 
 export interface RegisterOptions {
   storage: Storage;
+  /** The storage's codec when it serves several resources: the resource's codec is registered in it. */
+  scheme?: Scheme;
   /** Watch cache settings beyond the definition's (tests use small histories). */
   cache?: Partial<Pick<CacherOptions, 'historyCapacity' | 'historyBytes' | 'snapshotLimit' | 'snapshotTTLms'>>;
   /** The cache lost its storage watch and relists (logged by the caller). */
   onError?(err: Error): void;
+  /** The clock of creation and deletion timestamps (tests set it). */
+  now?(): number;
 }
 
 /** What a view of another resource's objects adds: the conversion and the selector labels it translates. */
@@ -135,6 +140,7 @@ export function resourceInfoOf<T extends KubeObject>(def: ResourceDefinition<T>)
 export async function registerResource<T extends KubeObject>(def: ResourceDefinition<T>, opts: RegisterOptions): Promise<Registered<T>> {
   const fields = def.selectableFields ?? defaultSelectableFields<T>(def.strategy.namespaceScoped);
   const keyRoot = def.keyRoot ?? `/${def.resource}`;
+  opts.scheme?.register(def.group ? `${def.group}/${def.version}` : def.version, def.kind, def.codec);
   const entry = fields.entry;
   const cacher = new Cacher({
     storage: opts.storage,
@@ -147,7 +153,7 @@ export async function registerResource<T extends KubeObject>(def: ResourceDefini
     ...(opts.onError ? { onError: opts.onError } : {}),
   });
   await cacher.start();
-  return build(def, fields.labels, (obj) => fields.attrs(obj as T), keyRoot, opts.storage, cacher, undefined);
+  return build(def, fields.labels, (obj) => fields.attrs(obj as T), keyRoot, opts.storage, cacher, undefined, opts.now);
 }
 
 /**
@@ -172,6 +178,7 @@ function build<T extends KubeObject>(
   storage: Storage,
   cacher: Cacher,
   viewOf: ResourceScope | undefined,
+  now?: () => number,
 ): Registered<T> {
   const groupVersion = def.group ? `${def.group}/${def.version}` : def.version;
   const codec = viewOf ? (viewOf.codec as Codec & { decode(value: Buffer): T }) : def.codec;
@@ -185,6 +192,7 @@ function build<T extends KubeObject>(
     strategy: def.strategy,
     ...(def.ttlSeconds ? { ttlSeconds: def.ttlSeconds } : {}),
     attrs,
+    ...(now ? { now } : {}),
     // A view's writes are recorded by the viewed resource's manager (objects are stored in its version).
     ...(def.managedFields !== false && !viewOf ? { fieldManager: new FieldManager({ defs: def.defs, rootDef: def.definition, apiVersion: groupVersion }) } : {}),
   });

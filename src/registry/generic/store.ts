@@ -31,6 +31,7 @@ import type { DeleteRequest, StandardStorage, UpdateRequest, WriteOptions } from
 import type { ListResult, Served } from '../rest/served.ts';
 import type { Strategy, ValidateObjectFunc } from '../rest/strategy.ts';
 import type { UpdatedObjectInfo } from '../rest/update.ts';
+import { validateCreate, validateUpdate } from '../rest/validate.ts';
 import { listObjects } from './list.ts';
 import { checkPreconditions, copyOrDelete, ensureNamespace, served } from './meta.ts';
 import { buildPredicate } from './predicate.ts';
@@ -115,7 +116,7 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
     delete m.selfLink;
     delete m.generation;
     if (opts.recordManagedFields !== false) this.#recordUpdate(null, obj, opts.manager);
-    const errs = this.#o.strategy.validate(obj);
+    const errs = validateCreate(this.#o.strategy, obj);
     if (errs.length) throw this.#invalid(name, errs);
     if (this.#o.strategy.warningsOnCreate) opts.warnings?.push(...this.#o.strategy.warningsOnCreate(obj));
     this.#o.strategy.canonicalize?.(obj);
@@ -134,7 +135,7 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
     delete m.selfLink;
     if (opts.recordManagedFields) this.#recordUpdate(old, next, opts.manager);
     m.resourceVersion = String(rv);
-    const errs = this.#o.strategy.validateUpdate(next, old);
+    const errs = validateUpdate(this.#o.strategy, next, old);
     if (errs.length) throw this.#invalid(m.name ?? '', errs);
     if (this.#o.strategy.warningsOnUpdate) opts.warnings?.push(...this.#o.strategy.warningsOnUpdate(next, old));
     this.#o.strategy.canonicalize?.(next);

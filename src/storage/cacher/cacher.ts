@@ -193,6 +193,7 @@ export class Cacher {
       this.#historyBytesUsed = 0;
       this.#storageWatch = this.#o.storage.watch(this.#o.prefix, this.#rv, {
         onEvent: (ev) => this.#apply(ev),
+        onProgress: (rv) => this.#progress(rv),
         onError: (err) => this.#onStorageError(err),
       });
       return;
@@ -226,11 +227,20 @@ export class Cacher {
     this.#remember(ev);
     this.#rv = se.rv;
     this.#dispatch(ev);
-    if (this.#waiters.length) {
-      const due = this.#waiters.filter((x) => x.rv <= this.#rv);
-      this.#waiters = this.#waiters.filter((x) => x.rv > this.#rv);
-      for (const x of due) x.resolve();
-    }
+    if (this.#waiters.length) this.#wake();
+  }
+
+  /** The shared revision moved on through other resources' writes: this state is current at `rv` too. */
+  #progress(rv: number): void {
+    if (this.#stopped || rv <= this.#rv) return;
+    this.#rv = rv;
+    if (this.#waiters.length) this.#wake();
+  }
+
+  #wake(): void {
+    const due = this.#waiters.filter((x) => x.rv <= this.#rv);
+    this.#waiters = this.#waiters.filter((x) => x.rv > this.#rv);
+    for (const x of due) x.resolve();
   }
 
   /**

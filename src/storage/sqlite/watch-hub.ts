@@ -70,6 +70,19 @@ export class WatchHub {
         this.deliver(w, ev);
       }
     }
+    const head = batch[batch.length - 1]?.rv ?? 0;
+    for (const w of this.live) if (w.lastRV < head) this.progress(w, head);
+  }
+
+  /** Tells a watcher the revision moved on with nothing under its prefix (see WatchHandler.onProgress). */
+  private progress(w: Watcher, rv: number): void {
+    w.lastRV = rv;
+    if (!w.handler.onProgress) return;
+    try {
+      w.handler.onProgress(rv);
+    } catch (err) {
+      this.fail(w, err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   /** Ends every watch with `err` (used on close). */
@@ -100,7 +113,8 @@ export class WatchHub {
     }
     if (rows.length < REPLAY_PAGE) {
       // Everything up to `head` has been seen and nothing commits during this synchronous step: go live.
-      w.lastRV = Math.max(w.lastRV, head);
+      if (w.lastRV < head) this.progress(w, head);
+      if (w.stopped) return;
       this.live.add(w);
     } else {
       setImmediate(() => this.replay(w));

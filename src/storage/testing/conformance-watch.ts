@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { StorageError } from '../interface.ts';
 import type { ConformanceContext } from './conformance-helpers.ts';
-import { Recorder, assertRvInside, decode, obj, sleep, withStorage } from './conformance-helpers.ts';
+import { Recorder, assertRvInside, decode, obj, sleep, waitUntil, withStorage } from './conformance-helpers.ts';
 
 export function watchTests(ctx: ConformanceContext): void {
   it('a watch from the current revision delivers live changes under its prefix, in order', () =>
@@ -29,6 +29,20 @@ export function watchTests(ctx: ConformanceContext): void {
       await sleep(50);
       assert.equal(w.events.length, 3, 'nothing else arrives');
       w.watch.stop();
+    }));
+
+  it('a watch hears of revisions written under other prefixes (progress), after every change of its own', () =>
+    withStorage(ctx, async (s, p) => {
+      const progress: number[] = [];
+      const seen: number[] = [];
+      const w = s.watch(p + 'x/', await s.currentRevision(), { onEvent: (ev) => seen.push(ev.rv), onProgress: (rv) => progress.push(rv), onError: () => {} });
+      await sleep(20);
+      const a = await s.create(p + 'x/a', obj('a'));
+      const b = await s.create(p + 'y/b', obj('b'));
+      await waitUntil(() => progress.includes(b.rv), 3000, 'progress to the other prefix\'s revision');
+      assert.deepEqual(seen, [a.rv]);
+      assert.ok(progress.every((rv) => rv > a.rv || rv < a.rv), 'progress never repeats an event revision');
+      w.stop();
     }));
 
   it('a watch from 0 replays the whole history, then continues live', () =>
