@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdmissionChain } from '../src/admission/chain.ts';
 import type { Attributes } from '../src/admission/interfaces.ts';
-import { StatusError } from '../src/apimachinery/errors.ts';
+import { ForbiddenError } from '../src/apimachinery/errors.ts';
 import { type Registered, registerResource } from '../src/registry/generic/registration.ts';
 import { type Widget, gadgetDefinition, widgetDefinition } from '../src/registry/testing/widgets.ts';
 import { MemoryStorage } from '../src/storage/memory/storage.ts';
@@ -35,7 +35,7 @@ class RecordingPlugin {
   }
   validate(a: Attributes): void {
     this.seen.push(`validate ${a.operation} ${a.resource.resource} ${a.namespace}/${a.name} old=${a.oldObject ? 'yes' : 'no'}`);
-    if ((a.object as Widget | null)?.spec?.color === 'forbidden') throw new StatusError(403, 'Forbidden', 'widgets may not be forbidden');
+    if ((a.object as Widget | null)?.spec?.color === 'forbidden') throw new ForbiddenError('widgets may not be forbidden');
   }
 }
 

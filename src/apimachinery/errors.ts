@@ -62,14 +62,18 @@ export function qualifiedResource(gr: GroupResource): string {
   return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
 }
 
-export class StatusError extends Error {
+/**
+ * A failure a client sees as a `Status`. Only the subclasses below construct one — one per StatusReason, each
+ * fixing its HTTP code — so a reason never travels with the wrong code.
+ */
+export abstract class StatusError extends Error {
   readonly code: number;
   readonly reason: StatusReason;
   readonly details: StatusDetails | undefined;
   /** Extra list metadata, used by 410 Expired on continue tokens. */
   readonly metadata: Status['metadata'];
 
-  constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails, metadata: Status['metadata'] = {}) {
+  protected constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails, metadata: Status['metadata'] = {}) {
     super(message);
     this.name = 'StatusError';
     this.code = code;
@@ -85,6 +89,99 @@ export class StatusError extends Error {
     if (this.details) s.details = this.details;
     s.code = this.code;
     return s;
+  }
+}
+
+/** StatusReasonUnknown: what upstream answers for a plain Go error (500, no reason). */
+export class UnknownError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(500, '', message, details);
+  }
+}
+export class NotFoundError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(404, 'NotFound', message, details);
+  }
+}
+export class AlreadyExistsError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(409, 'AlreadyExists', message, details);
+  }
+}
+export class ConflictError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(409, 'Conflict', message, details);
+  }
+}
+export class InvalidError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(422, 'Invalid', message, details);
+  }
+}
+export class BadRequestError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(400, 'BadRequest', message, details);
+  }
+}
+export class MethodNotAllowedError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(405, 'MethodNotAllowed', message, details);
+  }
+}
+export class NotAcceptableError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(406, 'NotAcceptable', message, details);
+  }
+}
+export class UnsupportedMediaTypeError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(415, 'UnsupportedMediaType', message, details);
+  }
+}
+export class RequestEntityTooLargeError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(413, 'RequestEntityTooLarge', message, details);
+  }
+}
+/** 410 Expired: a resourceVersion or continue token older than what is kept (with a fresh token when there is one). */
+export class ExpiredError extends StatusError {
+  constructor(message: string, details?: StatusDetails, metadata: Status['metadata'] = {}) {
+    super(410, 'Expired', message, details, metadata);
+  }
+}
+export class GoneError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(410, 'Gone', message, details);
+  }
+}
+export class TooManyRequestsError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(429, 'TooManyRequests', message, details);
+  }
+}
+export class UnauthorizedError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(401, 'Unauthorized', message, details);
+  }
+}
+export class ForbiddenError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(403, 'Forbidden', message, details);
+  }
+}
+export class InternalError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(500, 'InternalError', message, details);
+  }
+}
+export class TimeoutError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(504, 'Timeout', message, details);
+  }
+}
+export class ServiceUnavailableError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(503, 'ServiceUnavailable', message, details);
   }
 }
 
@@ -105,25 +202,23 @@ function details(gr: GroupResource, name: string): StatusDetails {
 }
 
 export function newNotFound(gr: GroupResource, name: string): StatusError {
-  return new StatusError(404, 'NotFound', `${qualifiedResource(gr)} "${name}" not found`, details(gr, name));
+  return new NotFoundError(`${qualifiedResource(gr)} "${name}" not found`, details(gr, name));
 }
 
 export function newAlreadyExists(gr: GroupResource, name: string): StatusError {
-  return new StatusError(409, 'AlreadyExists', `${qualifiedResource(gr)} "${name}" already exists`, details(gr, name));
+  return new AlreadyExistsError(`${qualifiedResource(gr)} "${name}" already exists`, details(gr, name));
 }
 
 /** The name-generation collision error: upstream leaves the group out and asks the client to retry. */
 export function newGenerateNameConflict(gr: GroupResource, name: string): StatusError {
-  return new StatusError(
-    409,
-    'AlreadyExists',
+  return new AlreadyExistsError(
     `${gr.resource} "${name}" already exists, the server was not able to generate a unique name for the object`,
     { name, kind: gr.resource, retryAfterSeconds: 1 },
   );
 }
 
 export function newConflict(gr: GroupResource, name: string, reason: string): StatusError {
-  return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${reason}`, details(gr, name));
+  return new ConflictError(`Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${reason}`, details(gr, name));
 }
 
 export const OPTIMISTIC_LOCK_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again';
@@ -140,7 +235,7 @@ export function newInvalid(kind: { group: string; kind: string }, name: string, 
   if (kind.group) d.group = kind.group;
   d.kind = kind.kind;
   d.causes = causes;
-  return new StatusError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${aggregateText(errs)}`, d);
+  return new InvalidError(`${qualifiedKind} "${name}" is invalid: ${aggregateText(errs)}`, d);
 }
 
 /** Invalid for request options, e.g. `ListOptions.meta.k8s.io "" is invalid: ...`. */
@@ -149,65 +244,63 @@ export function newInvalidOptions(optionsKind: string, errs: FieldError[]): Stat
 }
 
 export function newBadRequest(message: string): StatusError {
-  return new StatusError(400, 'BadRequest', message);
+  return new BadRequestError(message);
 }
 
 export function newMethodNotAllowed(): StatusError {
-  return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  return new MethodNotAllowedError('the server does not allow this method on the requested resource', {});
 }
 
 export function newNotFoundPath(): StatusError {
-  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+  return new NotFoundError('the server could not find the requested resource', {});
 }
 
 export function newNotAcceptable(accepted: string[]): StatusError {
-  return new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
+  return new NotAcceptableError(`only the following media types are accepted: ${accepted.join(', ')}`);
 }
 
 export function newUnsupportedMediaType(accepted: string[]): StatusError {
-  return new StatusError(
-    415,
-    'UnsupportedMediaType',
+  return new UnsupportedMediaTypeError(
     `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
   );
 }
 
 export function newRequestEntityTooLarge(message: string): StatusError {
-  return new StatusError(413, 'RequestEntityTooLarge', message);
+  return new RequestEntityTooLargeError(message);
 }
 
 export function newResourceExpired(message: string, continueToken?: string): StatusError {
-  return new StatusError(410, 'Expired', message, undefined, continueToken ? { continue: continueToken } : {});
+  return new ExpiredError(message, undefined, continueToken ? { continue: continueToken } : {});
 }
 
 export function newUnauthorized(message = 'Unauthorized'): StatusError {
-  return new StatusError(401, 'Unauthorized', message);
+  return new UnauthorizedError(message);
 }
 
 export function newForbidden(gr: GroupResource, name: string, reason: string): StatusError {
   const what = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr);
-  return new StatusError(403, 'Forbidden', `${what} is forbidden: ${reason}`, details(gr, name));
+  return new ForbiddenError(`${what} is forbidden: ${reason}`, details(gr, name));
 }
 
 export function newInternalError(err: unknown): StatusError {
   const text = err instanceof Error ? err.message : String(err);
-  return new StatusError(500, 'InternalError', `Internal error occurred: ${text}`, { causes: [{ message: text }] });
+  return new InternalError(`Internal error occurred: ${text}`, { causes: [{ message: text }] });
 }
 
 /** An error upstream returns without a reason (a plain Go error): 500 with the raw text. */
 export function newUnclassified(message: string): StatusError {
-  return new StatusError(500, '', message);
+  return new UnknownError(message);
 }
 
 export function newTooManyRequests(message: string, retryAfterSeconds: number): StatusError {
-  return new StatusError(429, 'TooManyRequests', message, { retryAfterSeconds });
+  return new TooManyRequestsError(message, { retryAfterSeconds });
 }
 
 export function newTimeout(message: string, retryAfterSeconds: number, causes?: StatusCause[]): StatusError {
   const d: StatusDetails = {};
   if (causes) d.causes = causes;
   if (retryAfterSeconds > 0) d.retryAfterSeconds = retryAfterSeconds;
-  return new StatusError(504, 'Timeout', `Timeout: ${message}`, d);
+  return new TimeoutError(`Timeout: ${message}`, d);
 }
 
 export function newTooLargeResourceVersion(requested: number, current: number): StatusError {
@@ -217,5 +310,5 @@ export function newTooLargeResourceVersion(requested: number, current: number): 
 }
 
 export function newServiceUnavailable(message: string): StatusError {
-  return new StatusError(503, 'ServiceUnavailable', message);
+  return new ServiceUnavailableError(message);
 }

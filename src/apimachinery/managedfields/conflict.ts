@@ -1,5 +1,5 @@
 /** The 409 an apply answers with on conflicts (apimachinery `internal/conflict.go`), texts exactly upstream's. */
-import { StatusError } from '../errors.ts';
+import { StatusError, ConflictError } from '../errors.ts';
 import { goQuote } from '../../util/goquote.ts';
 import { parseIdentity } from './managed.ts';
 import { pathString } from './pathelement.ts';
@@ -45,5 +45,5 @@ export function newApplyConflict(conflicts: Conflict[]): StatusError {
     message: `conflict with ${printManager(c.manager)}`,
     field: pathString(c.path),
   }));
-  return new StatusError(409, 'Conflict', conflictMessage(conflicts), { causes });
+  return new ConflictError(conflictMessage(conflicts), { causes });
 }

@@ -5,7 +5,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import type { FieldValidation } from '../codec/types.ts';
 import { EXCEEDED_MAX_DEPTH, MAX_NESTING_DEPTH, valueDepth } from '../codec/nesting.ts';
-import { StatusError, newBadRequest, newRequestEntityTooLarge } from '../errors.ts';
+import { StatusError, newBadRequest, newRequestEntityTooLarge, InvalidError } from '../errors.ts';
 import { PatchDecodeError, isMap, jsonKind, parsePatchJSON } from './body.ts';
 
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -16,7 +16,7 @@ const OP_FIELDS = new Set(['op', 'path', 'from', 'value']);
 
 /** Upstream's NewGenericServerResponse(422): the library's text is dropped, the details stay empty. */
 export function newUnprocessablePatch(): StatusError {
-  return new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+  return new InvalidError('the server rejected our request due to an error in our request', {});
 }
 
 export interface JSONPatchResult {

@@ -13,7 +13,7 @@ import type { CacheListView } from '../../storage/cacher/list-cursor.ts';
 import type { ObjectAttrs, Predicate } from '../../storage/cacher/types.ts';
 import { type Codec, type Storage, type StoredObject, StorageError } from '../../storage/interface.ts';
 import { buildPredicate, hasSelectors } from './predicate.ts';
-import type { ListResult, Served } from './store.ts';
+import type { ListResult, Served } from '../rest/served.ts';
 
 export const CONTINUE_EXPIRED =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';

@@ -1,6 +1,6 @@
 /** Small pieces of the generic store: served values, system-metadata copying, delete preconditions. */
 import type { KubeObject, Preconditions } from '../../apis/meta/v1/types.ts';
-import { StatusError, newBadRequest } from '../../apimachinery/errors.ts';
+import { ConflictError, newBadRequest } from '../../apimachinery/errors.ts';
 import type { StoredObject } from '../../storage/interface.ts';
 import type { Served } from '../rest/served.ts';
 
@@ -23,18 +23,12 @@ export function checkPreconditions(kind: string, name: string, p: Preconditions 
   if (!p) return;
   const details = { name, kind };
   if (p.uid !== undefined && p.uid !== obj.metadata.uid) {
-    throw new StatusError(
-      409,
-      'Conflict',
-      `Operation cannot be fulfilled on ${kind} "${name}": the UID in the precondition (${p.uid}) does not match the UID in record (${obj.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+    throw new ConflictError(`Operation cannot be fulfilled on ${kind} "${name}": the UID in the precondition (${p.uid}) does not match the UID in record (${obj.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
       details,
     );
   }
   if (p.resourceVersion !== undefined && p.resourceVersion !== String(rv)) {
-    throw new StatusError(
-      409,
-      'Conflict',
-      `Operation cannot be fulfilled on ${kind} "${name}": the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`,
+    throw new ConflictError(`Operation cannot be fulfilled on ${kind} "${name}": the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`,
       details,
     );
   }

@@ -1,7 +1,7 @@
 /** The generic store over in-memory storage: one namespaced and one cluster-scoped resource, each from its definition. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError } from '../../apimachinery/errors.ts';
+import { StatusError, ForbiddenError } from '../../apimachinery/errors.ts';
 import { parseListOptions } from '../../apimachinery/list-options.ts';
 import { MemoryStorage } from '../../storage/memory/storage.ts';
 import { defaultUpdatedObjectInfo } from '../rest/update.ts';
@@ -95,7 +95,7 @@ describe('generic store over memory storage', () => {
       await rejects(
         widgets.store.create('ns', widget('adm'), (w) => {
           seen.push(w.metadata.uid ? 'has uid' : 'no uid');
-          throw new StatusError(403, 'Forbidden', 'denied by a plugin');
+          throw new ForbiddenError('denied by a plugin');
         }, write),
         403,
         'Forbidden',
@@ -195,7 +195,7 @@ describe('generic store over memory storage', () => {
     it('dry run and a refusing validation leave the object; a real delete returns it at the deletion revision', async () => {
       await widgets.store.delete('ns', 'd1', undefined, dry);
       await widgets.store.get('ns', 'd1', undefined);
-      await rejects(widgets.store.delete('ns', 'd1', () => { throw new StatusError(403, 'Forbidden', 'no'); }, write), 403, 'Forbidden');
+      await rejects(widgets.store.delete('ns', 'd1', () => { throw new ForbiddenError('no'); }, write), 403, 'Forbidden');
       await widgets.store.get('ns', 'd1', undefined);
       const { served, deleted } = await widgets.store.delete('ns', 'd1', undefined, write);
       assert.equal(deleted, true);

@@ -3,7 +3,7 @@
  * configured everyone else is denied. Also the Forbidden error text (responsewriters/errors.go) and the paths
  * upstream grants to everyone (`system:public-info-viewer`).
  */
-import { StatusError } from '../../apimachinery/errors.ts';
+import { StatusError, ForbiddenError } from '../../apimachinery/errors.ts';
 import type { StatusDetails } from '../../apimachinery/errors.ts';
 import { goQuote } from '../../apimachinery/field.ts';
 import type { RequestInfo } from '../request-info.ts';
@@ -39,7 +39,7 @@ export function forbiddenError(user: UserInfo, ri: RequestInfo, reason: string):
   if (name) details.name = name;
   if (group) details.group = group;
   if (resource) details.kind = resource;
-  return new StatusError(403, 'Forbidden', message, details);
+  return new ForbiddenError(message, details);
 }
 
 function forbiddenMessage(user: UserInfo, ri: RequestInfo): string {

@@ -7,7 +7,7 @@
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { convertValue } from '../../apimachinery/codec/decode.ts';
 import type { FieldValidation } from '../../apimachinery/codec/types.ts';
-import { StatusError, newNotFound } from '../../apimachinery/errors.ts';
+import { StatusError, newNotFound, InvalidError } from '../../apimachinery/errors.ts';
 import { invalid } from '../../apimachinery/field.ts';
 import { applyPatchBody, type NonApplyPatchType } from '../../apimachinery/patch/patch.ts';
 import { PatchSchema } from '../../apimachinery/patch/strategic-merge.ts';
@@ -84,7 +84,7 @@ export function patchStoredObject(
   const invalidPatch = (detail: string) => {
     const err = invalid('patch', patched.shown(), detail);
     // Upstream's NewInvalid with an empty GroupKind: no kind, no name, so the message starts with a space.
-    return new StatusError(422, 'Invalid', ` "" is invalid: ${err.text()}`, { causes: [{ reason: err.type, message: err.body(), field: err.field }] });
+    return new InvalidError(` "" is invalid: ${err.text()}`, { causes: [{ reason: err.type, message: err.body(), field: err.field }] });
   };
   let decoded;
   try {

@@ -1,0 +1,90 @@
+/**
+ * The layering the README describes, checked on the import graph of src/ (test files excluded): lower layers never
+ * import upper ones, and no module imports itself through others (a cycle makes load order and refactoring
+ * fragile).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const SRC = resolve(import.meta.dirname, '..', 'src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return sources(p);
+    // Test support (fixtures, conformance suites) may use any layer: it is not part of the server.
+    if (name === 'testing' || name === 'testing.ts') return [];
+    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+/** Module → the src modules it imports (type-only imports count: they tie the layers together just the same). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sources(SRC)) {
+    const text = readFileSync(file, 'utf8');
+    const deps = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+\.ts)'/g)].map((m) => relative(SRC, resolve(dirname(file), m[1]!)));
+    graph.set(relative(SRC, file), [...new Set(deps)]);
+  }
+  return graph;
+}
+
+const graph = importGraph();
+const layer = (module: string) => module.split('/')[0]!;
+
+/** The build's version and feature gates: facts every layer may read. */
+const BASE = ['util', 'version.ts', 'features.ts'];
+
+/** What each top-level folder may import besides itself. */
+const ALLOWED: Record<string, string[]> = {
+  util: [],
+  apis: ['apimachinery', ...BASE],
+  apimachinery: ['apis', ...BASE],
+  storage: ['apis', 'apimachinery', ...BASE],
+  admission: ['apis', 'apimachinery', ...BASE],
+  auth: ['apis', 'apimachinery', ...BASE],
+  registry: ['apis', 'apimachinery', 'storage', 'admission', ...BASE],
+  server: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', ...BASE],
+  cmd: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'server', ...BASE],
+};
+
+describe('architecture', () => {
+  it('has the layers the README names', () => {
+    for (const l of ['apimachinery', 'apis', 'storage', 'registry', 'server', 'cmd', 'admission']) assert.ok([...graph.keys()].some((m) => layer(m) === l), l);
+  });
+
+  it('lower layers never import upper ones', () => {
+    const bad: string[] = [];
+    for (const [module, deps] of graph) {
+      const allowed = ALLOWED[layer(module)];
+      if (!allowed) continue;
+      for (const d of deps) if (layer(d) !== layer(module) && !allowed.includes(layer(d))) bad.push(`${module} → ${d}`);
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('apimachinery knows no resource: of the API types it uses only meta/v1', () => {
+    const bad = [...graph].flatMap(([m, deps]) => (layer(m) === 'apimachinery' ? deps.filter((d) => layer(d) === 'apis' && !d.startsWith('apis/meta/')) : []).map((d) => `${m} → ${d}`));
+    assert.deepEqual(bad, []);
+  });
+
+  it('no import cycles', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 'active' | 'done'>();
+    const stack: string[] = [];
+    const visit = (m: string): void => {
+      state.set(m, 'active');
+      stack.push(m);
+      for (const d of graph.get(m) ?? []) {
+        if (state.get(d) === 'active') cycles.push([...stack.slice(stack.indexOf(d)), d].join(' → '));
+        else if (!state.has(d)) visit(d);
+      }
+      stack.pop();
+      state.set(m, 'done');
+    };
+    for (const m of [...graph.keys()].sort()) if (!state.has(m)) visit(m);
+    assert.deepEqual(cycles, []);
+  });
+});
