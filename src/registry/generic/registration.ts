@@ -193,7 +193,8 @@ function build<T extends KubeObject>(
     ...(def.ttlSeconds ? { ttlSeconds: def.ttlSeconds } : {}),
     attrs,
     ...(now ? { now } : {}),
-    // A view's writes are recorded by the viewed resource's manager (objects are stored in its version).
+    // A view records no managedFields for its non-apply writes: its objects are stored in the viewed version, whose
+    // field paths its own schema does not describe.
     ...(def.managedFields !== false && !viewOf ? { fieldManager: new FieldManager({ defs: def.defs, rootDef: def.definition, apiVersion: groupVersion }) } : {}),
   });
   const table = (def.table ?? DEFAULT_TABLE_CONVERTOR) as TableConvertor<T>;
