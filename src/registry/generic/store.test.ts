@@ -81,6 +81,15 @@ describe('generic store over memory storage', () => {
       assert.match(widgets.store.decode(s).metadata.name ?? '', /^gen-[a-z0-9]{5}$/);
     });
 
+    it('the strategy\'s defaults fill what the request left out, on create and on update', async () => {
+      const { spec: _spec, ...bare } = widget('defaulted');
+      const c = widgets.store.decode(await widgets.store.create('ns', bare, undefined, write));
+      assert.deepEqual(c.spec, { size: 1 });
+      const { spec: _s, ...noSpec } = c;
+      const u = await widgets.store.update('ns', 'defaulted', set({ ...noSpec, metadata: c.metadata }), write);
+      assert.deepEqual(widgets.store.decode(u.served).spec, { size: 1 });
+    });
+
     it('dry run validates and answers without writing; an existing name is still AlreadyExists', async () => {
       const before = await storage.currentRevision();
       const s = await widgets.store.create('ns', widget('dry'), undefined, dry);

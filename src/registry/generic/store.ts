@@ -142,6 +142,7 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
   }
 
   async create(namespace: string, obj: T, createValidation: ValidateObjectFunc<T> | undefined, opts: WriteOptions): Promise<Served> {
+    this.#o.strategy.defaults?.(obj);
     const m = obj.metadata;
     ensureNamespace(m, this.#o.strategy.namespaceScoped ? namespace : '');
     const rv = m.resourceVersion;
@@ -247,6 +248,8 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
       }
       const next = await objInfo.updatedObject(old === null ? null : structuredClone(old));
       next.metadata ??= {};
+      // Defaults apply to what the request produced (a PUT body, a patched or applied object), as decoding does.
+      strategy.defaults?.(next);
       const m = next.metadata;
       if ((m.name ?? '') !== name) throw newBadRequest(`the name of the object (${m.name ?? ''}) does not match the name on the URL (${name})`);
       ensureNamespace(m, strategy.namespaceScoped ? namespace : '');

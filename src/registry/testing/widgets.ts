@@ -53,6 +53,10 @@ function strategy(namespaceScoped: boolean): Strategy<Widget> {
   };
   return {
     namespaceScoped,
+    defaults: (w) => {
+      w.spec ??= {};
+      w.spec.size ??= 1;
+    },
     // Status is not the client's to set on create; an update keeps the stored one.
     prepareForCreate: (w) => void delete w.status,
     validate,
