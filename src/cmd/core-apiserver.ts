@@ -3,6 +3,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { UnionAuthenticator } from '../auth/authenticator/union.ts';
+import { GROUP_MASTERS } from '../auth/authenticator/user.ts';
+import { X509Authenticator } from '../auth/authenticator/x509.ts';
+import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
+import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { newEventResource } from '../registry/events/storage.ts';
 import { eventCodec } from '../registry/events/storage.ts';
 import { EVENTS_OPENAPI } from '../registry/events/resource.ts';
@@ -93,6 +98,11 @@ export async function run(argv: string[]): Promise<number> {
       (req, res, pathname, query) => openapi.handle(req, res, pathname, query),
     ],
     servedPrefixes: ['/apis/events.cluster.io/v1', '/api/v1'],
+    // Client certificates only, for now; bearer tokens and anonymous join the union later.
+    authenticator: new UnionAuthenticator([new X509Authenticator()]),
+    // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);
+    // no authorizer is configured after it yet, so every other request ends with NoOpinion: 403.
+    authorizer: new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS])]),
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,

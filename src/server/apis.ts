@@ -17,7 +17,7 @@ import {
 import type { APIResourceInfo } from './discovery/types.ts';
 import type { Request, Response } from './http-types.ts';
 import { versionInfo } from '../version.ts';
-import type { PathHandler } from './server.ts';
+import type { PathHandler } from './api-handler.ts';
 import { negotiateOutput } from './negotiation.ts';
 import { writeValue } from './responsewriters.ts';
 

@@ -5,7 +5,7 @@ import type { ListOptions } from '../../apimachinery/list-options.ts';
 import type { Definitions } from '../../apimachinery/schema.ts';
 import type { Store } from '../../registry/generic/store.ts';
 import type { Codec } from '../../storage/interface.ts';
-import type { UserInfo } from '../filters/authentication.ts';
+import type { UserInfo } from '../../auth/authenticator/user.ts';
 import type { Request, Response } from '../http-types.ts';
 import type { RequestInfo } from '../request-info.ts';
 import type { TableRowWriter } from './table.ts';

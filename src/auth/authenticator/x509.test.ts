@@ -7,7 +7,11 @@ import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import * as x509 from '@peculiar/x509';
-import { userFromPeerCertificate, peerCertificateFailure, CREDENTIAL_ID_KEY, type UserInfo } from './authentication.ts';
+import { CREDENTIAL_ID_KEY, type UserInfo } from './user.ts';
+import type { Socket } from 'node:net';
+import type { AuthenticationResult, AuthenticatorRequest } from './interface.ts';
+import { NO_CREDENTIALS } from './interface.ts';
+import { X509Authenticator, userFromPeerCertificate, peerCertificateFailure } from './x509.ts';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
@@ -55,7 +59,8 @@ let server: http2.Http2SecureServer;
 let port: number;
 const certs: Record<string, Issued> = {};
 /** What the server saw for the last request: the user and the failure text. */
-let seen: { user: UserInfo | null; failure: string | null; http2: boolean } | null = null;
+let seen: { user: UserInfo | null; failure: string | null; http2: boolean; result: AuthenticationResult } | null = null;
+const authenticator = new X509Authenticator();
 
 before(async () => {
   ca = await issue('CN=test-ca', null, { ca: true });
@@ -76,7 +81,12 @@ before(async () => {
     { allowHTTP1: true, cert: serverCert.certPem, key: serverCert.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false },
     (req, res) => {
       const socket = req.socket as TLSSocket;
-      seen = { user: userFromPeerCertificate(socket), failure: peerCertificateFailure(socket), http2: req.httpVersion === '2.0' };
+      seen = {
+        user: userFromPeerCertificate(socket),
+        failure: peerCertificateFailure(socket),
+        http2: req.httpVersion === '2.0',
+        result: authenticator.authenticate(req as unknown as AuthenticatorRequest),
+      };
       res.end('done');
     },
   );
@@ -85,6 +95,13 @@ before(async () => {
 });
 
 after(() => server.close());
+
+/** The authenticator names the same user, and refuses a certificate that did not verify with the failure text. */
+function assertAuthenticatorAgrees(s: NonNullable<typeof seen>): void {
+  assert.deepEqual(s.result.user, s.user);
+  assert.equal(s.result.error?.message ?? null, s.user ? null : s.failure);
+  if (!s.user && !s.failure) assert.equal(s.result, NO_CREDENTIALS);
+}
 
 async function viaHttp1(client?: Issued) {
   seen = null;
@@ -100,6 +117,7 @@ async function viaHttp1(client?: Issued) {
     req.end();
   });
   assert.equal(seen!.http2, false);
+  assertAuthenticatorAgrees(seen!);
   return seen!;
 }
 
@@ -118,6 +136,7 @@ async function viaHttp2(client?: Issued) {
     session.close();
   }
   assert.equal(seen!.http2, true);
+  assertAuthenticatorAgrees(seen!);
   return seen!;
 }
 
@@ -178,4 +197,42 @@ test('userFromPeerCertificate: plain sockets without a certificate', () => {
   const gone = { authorized: undefined } as unknown as TLSSocket;
   assert.equal(userFromPeerCertificate(gone), null);
   assert.equal(peerCertificateFailure(gone), null);
+});
+
+test('X509Authenticator: the certificate is read once per connection; HTTP/2 requests share their session', () => {
+  let reads = 0;
+  const peer = () => {
+    reads++;
+    return { raw: Buffer.from('der'), subject: { CN: 'alice', O: ['system:masters'] } };
+  };
+  const tlsSocket = { authorized: true, getPeerCertificate: peer } as unknown as Socket;
+  const a = new X509Authenticator();
+  const first = a.authenticate({ headers: {}, socket: tlsSocket });
+  assert.equal(first.user?.name, 'alice');
+  assert.deepEqual(first.user?.groups, ['system:masters', 'system:authenticated']);
+  assert.equal(a.authenticate({ headers: {}, socket: tlsSocket }), first, 'the same answer object, no promise');
+  assert.equal(reads, 1);
+  // node gives each HTTP/2 compat request its own socket proxy; the session is the connection
+  const session = {};
+  const proxy = () => ({ authorized: true, getPeerCertificate: peer }) as unknown as Socket;
+  const h2 = a.authenticate({ headers: {}, socket: proxy(), stream: { session } });
+  assert.equal(a.authenticate({ headers: {}, socket: proxy(), stream: { session } }), h2);
+  assert.equal(reads, 2);
+  // the raw-stream form the early HTTP/2 refusal builds finds the same cached answer
+  assert.equal(a.authenticate({ headers: { ':path': '/' }, socket: tlsSocket, stream: { session } }), h2);
+  assert.equal(reads, 2);
+});
+
+test('X509Authenticator: a certificate that did not verify is refused with the failure text; none is no credential', () => {
+  const a = new X509Authenticator();
+  const failing = {
+    authorized: false,
+    authorizationError: new Error('CERT_HAS_EXPIRED'),
+    getPeerCertificate: () => ({ raw: Buffer.from('not der'), serialNumber: '0A', subject: { CN: 'old' } }),
+  } as unknown as Socket;
+  const r = a.authenticate({ headers: {}, socket: failing });
+  assert.equal(r.user, null);
+  assert.equal(r.error?.message, 'verifying certificate SN=10, SKID=, AKID= failed: CERT_HAS_EXPIRED');
+  const none = { authorized: false, authorizationError: null, getPeerCertificate: () => ({}) } as unknown as Socket;
+  assert.equal(a.authenticate({ headers: {}, socket: none }), NO_CREDENTIALS);
 });
