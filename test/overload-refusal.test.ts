@@ -1,6 +1,6 @@
 /**
  * End-to-end, over HTTP/2: while a max-in-flight limit is reached, the excess gets upstream's 429 straight from the
- * stream (the early refusal in server.ts), byte-for-byte the answer the ordinary path gives, without tearing the
+ * stream (the early refusal in http2-early-refusal.ts), byte-for-byte the answer the ordinary path gives, without tearing the
  * connection down however many refused requests carry bodies; exempt requests and the answers upstream gives before
  * max-in-flight (401, 400, 404) are unchanged.
  */

@@ -7,6 +7,11 @@ import { eventCodec, registerEvents } from '../registry/events/storage.ts';
 import { CORE_REFERENCE_KINDS } from '../registry/core-events/resource.ts';
 import { registerCoreEvents } from '../registry/core-events/storage.ts';
 import { installAPIs } from '../server/apis.ts';
+import { UnionAuthenticator } from '../auth/authenticator/union.ts';
+import { GROUP_MASTERS } from '../auth/authenticator/user.ts';
+import { X509Authenticator } from '../auth/authenticator/x509.ts';
+import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
+import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { APIServer } from '../server/server.ts';
@@ -86,6 +91,11 @@ export async function run(argv: string[]): Promise<number> {
     scopes,
     health,
     ...apis,
+    // Client certificates only, for now; bearer tokens and anonymous join the union later.
+    authenticator: new UnionAuthenticator([new X509Authenticator()]),
+    // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);
+    // no authorizer is configured after it yet, so every other request ends with NoOpinion: 403.
+    authorizer: new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS])]),
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,

@@ -20,7 +20,7 @@ import { OpenAPIService } from './openapi/handler.ts';
 import { openAPIResource } from './openapi/types.ts';
 import type { Request, Response } from './http-types.ts';
 import { versionInfo } from '../version.ts';
-import type { PathHandler } from './server.ts';
+import type { PathHandler } from './api-handler.ts';
 import { negotiateOutput } from './negotiation.ts';
 import { writeValue } from './responsewriters.ts';
 

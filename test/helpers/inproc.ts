@@ -13,6 +13,11 @@ import { installAPIs } from '../../src/server/apis.ts';
 import { HealthChecks } from '../../src/server/healthz.ts';
 import { APIServer } from '../../src/server/server.ts';
 import type { AdmissionChain } from '../../src/admission/chain.ts';
+import { UnionAuthenticator } from '../../src/auth/authenticator/union.ts';
+import { GROUP_MASTERS } from '../../src/auth/authenticator/user.ts';
+import { X509Authenticator } from '../../src/auth/authenticator/x509.ts';
+import { PrivilegedGroupsAuthorizer } from '../../src/auth/authorizer/privileged-groups.ts';
+import { UnionAuthorizer } from '../../src/auth/authorizer/union.ts';
 import type { HttpResult } from './server.ts';
 
 export interface InProcessServer {
@@ -35,6 +40,8 @@ export async function startInProcessServer(scopes: ResourceScope[], opts: { admi
     scopes,
     ...(opts.admission ? { admission: opts.admission } : {}),
     health: new HealthChecks(),
+    authenticator: new UnionAuthenticator([new X509Authenticator()]),
+    authorizer: new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS])]),
     ...apis,
     maxRequestsInflight: 0,
     maxMutatingRequestsInflight: 0,

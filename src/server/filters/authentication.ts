@@ -1,106 +1,28 @@
 /**
- * Client-certificate authentication as apiserver's x509 authenticator (pkg/authentication/request/x509): the TLS
- * layer verifies the chain against the client CA (the server requests but does not require a certificate), and a
- * verified certificate names the user by its subject.
+ * The authentication filter (upstream `endpoints/filters/authentication.go`): asks the authenticator who sent the
+ * request and puts the user in the context; without one the answer is 401, except on the paths everyone may read
+ * (upstream lets the anonymous authenticator name them `system:anonymous`; here they go on without a user).
  */
-import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { newUnauthorized } from '../../apimachinery/errors.ts';
+import type { AuthenticationResult, Authenticator } from '../../auth/authenticator/interface.ts';
+import { log } from '../../util/log.ts';
+import type { Handler, HandlerContext } from '../handler.ts';
+import type { Request, Response } from '../http-types.ts';
 
-export interface UserInfo {
-  name: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
-
-export const GROUP_AUTHENTICATED = 'system:authenticated';
-export const GROUP_UNAUTHENTICATED = 'system:unauthenticated';
-export const GROUP_MASTERS = 'system:masters';
-/**
- * Extra key carrying the certificate fingerprint (upstream `authentication.kubernetes.io/credential-id`, renamed
- * by the spec's naming rule: no client reads it, `kubectl auth whoami` only prints it).
- */
-export const CREDENTIAL_ID_KEY = 'authentication.cluster.io/credential-id';
-
-/** The socket methods we use; for HTTP/2 compat requests `req.socket` is a proxy that forwards these. */
-type PeerSocket = Pick<TLSSocket, 'authorized' | 'authorizationError' | 'getPeerCertificate'>;
-
-/**
- * The user of a verified client certificate: the subject's CN (the last one, as Go's pkix.Name keeps) is the name,
- * each O in order a group, plus `system:authenticated`; UID from the subject's `UID` attribute
- * (0.9.2342.19200300.100.1.1). Null when no certificate was sent, it did not verify, its CN is empty, or it has
- * several or an empty UID.
- */
-export function userFromPeerCertificate(socket: PeerSocket): UserInfo | null {
-  if (!socket.authorized) return null;
-  const cert = peerCertificate(socket);
-  if (!cert) return null;
-  const name = last(cert.subject.CN);
-  if (!name) return null;
-  const groups = all(cert.subject.O);
-  // The authenticated-group adder leaves users that already carry either well-known group alone.
-  if (!groups.includes(GROUP_AUTHENTICATED) && !groups.includes(GROUP_UNAUTHENTICATED)) groups.push(GROUP_AUTHENTICATED);
-  const user: UserInfo = { name, groups };
-  const uids = all((cert.subject as unknown as Record<string, string | string[] | undefined>)['UID']);
-  // Upstream rejects the credential (401) for several UIDs or an empty one.
-  if (uids.length > 1 || uids[0] === '') return null;
-  if (uids.length === 1) user.uid = uids[0]!;
-  user.extra = { [CREDENTIAL_ID_KEY]: [`X509SHA256=${createHash('sha256').update(cert.raw).digest('hex')}`] };
-  return user;
-}
-
-/**
- * Why a presented client certificate was not accepted, for the log (upstream answers such a request 401 whatever
- * the path): `verifying certificate SN=<n>, SKID=<..>, AKID=<..> failed: <err>`. Null when no certificate was sent or
- * it verified.
- */
-export function peerCertificateFailure(socket: PeerSocket): string | null {
-  if (socket.authorized) return null;
-  const cert = peerCertificate(socket);
-  if (!cert) return null;
-  const err = socket.authorizationError;
-  const reason = err instanceof Error ? err.message : String(err ?? 'unknown error');
-  const serial = BigInt(`0x${cert.serialNumber || '0'}`).toString(10);
-  const { skid, akid } = keyIds(cert.raw);
-  return `verifying certificate SN=${serial}, SKID=${skid}, AKID=${akid} failed: ${reason}`;
-}
-
-function peerCertificate(socket: PeerSocket): PeerCertificate | null {
-  // An HTTP/2 socket proxy whose session has gone has no such method any more.
-  if (typeof socket.getPeerCertificate !== 'function') return null;
-  const cert = socket.getPeerCertificate(false) as PeerCertificate | null;
-  // Without a client certificate Node returns an empty object.
-  if (!cert || !cert.raw || !cert.subject) return null;
-  return cert;
-}
-
-function last(v: string | string[] | undefined): string {
-  if (Array.isArray(v)) return v[v.length - 1] ?? '';
-  return v ?? '';
-}
-
-function all(v: string | string[] | undefined): string[] {
-  if (Array.isArray(v)) return [...v];
-  return v === undefined ? [] : [v];
-}
-
-/** Key identifiers of a certificate, parsed on the rare failure path only (so the parser loads lazily). */
-function keyIds(raw: Buffer): { skid: string; akid: string } {
-  const require = createRequire(import.meta.url);
-  require('reflect-metadata'); // @peculiar/x509's dependency injection needs the polyfill first
-  const x509 = require('@peculiar/x509') as typeof import('@peculiar/x509');
-  try {
-    const c = new x509.X509Certificate(raw);
-    const skid = c.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId ?? '';
-    const akid = c.getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId ?? '';
-    return { skid: colonHex(skid), akid: colonHex(akid) };
-  } catch {
-    return { skid: '', akid: '' };
+export function withAuthentication(handler: Handler, authenticator: Authenticator): Handler {
+  function authenticated(r: AuthenticationResult, req: Request, res: Response, ctx: HandlerContext): Promise<void> {
+    if (r.user) ctx.user = r.user;
+    else if (!ctx.publicPath) {
+      // Upstream logs this as an error; at the default verbosity that would be a line per request of a client
+      // whose certificate has expired, and the client learns nothing from it either way.
+      if (r.error) log.V(2).info('Unable to authenticate the request', { err: r.error.message });
+      throw newUnauthorized();
+    }
+    return handler(req, res, ctx);
   }
-}
-
-/** Go's columnSeparatedHex: upper-case byte pairs joined by colons. */
-function colonHex(hex: string): string {
-  return (hex.toUpperCase().match(/../g) ?? []).join(':');
+  return function authentication(req, res, ctx) {
+    const r = authenticator.authenticate(req);
+    // A cached answer (x509's, per connection) is used at once: no promise hop on every request.
+    return r instanceof Promise ? r.then((answer) => authenticated(answer, req, res, ctx)) : authenticated(r, req, res, ctx);
+  };
 }

@@ -1,20 +1,57 @@
 /**
- * Authorization: the `system:masters` group authorizer that upstream always runs first; with no other authorizer
- * configured everyone else is denied. Also the Forbidden error text (responsewriters/errors.go) and the paths
- * upstream grants to everyone (`system:public-info-viewer`).
+ * The authorization filter (upstream `endpoints/filters/authorization.go`): asks the authorizer whether the user may
+ * do what the request attributes say; anything but Allow is refused with upstream's 403 Forbidden text (a decision
+ * carrying an error with a 500, as upstream). The public paths are not asked about: everyone may read them.
  */
 import { StatusError, ForbiddenError } from '../../apimachinery/errors.ts';
 import type { StatusDetails } from '../../apimachinery/errors.ts';
 import { goQuote } from '../../apimachinery/field.ts';
+import type { UserInfo } from '../../auth/authenticator/user.ts';
+import type { Attributes, AuthorizationResult, Authorizer } from '../../auth/authorizer/interface.ts';
+import { log } from '../../util/log.ts';
+import type { Handler, HandlerContext } from '../handler.ts';
+import type { Request, Response } from '../http-types.ts';
 import type { RequestInfo } from '../request-info.ts';
-import { GROUP_MASTERS, type UserInfo } from './authentication.ts';
+import { writeText } from '../responsewriters.ts';
+import { requestInfoOf } from './request-info.ts';
 
-export type Decision = { allowed: boolean; reason: string };
+export function withAuthorization(handler: Handler, authorizer: Authorizer): Handler {
+  function decided(d: AuthorizationResult, a: Attributes, req: Request, res: Response, ctx: HandlerContext): Promise<void> {
+    if (d.decision === 'Allow') return handler(req, res, ctx);
+    if (d.error) {
+      // Upstream's responsewriters.InternalError: the authorizer failed, the request was not judged.
+      log.error('Authorization failed', { URI: req.url ?? '', err: d.error.message });
+      writeText(res, 500, `Internal Server Error: ${goQuote(req.url ?? '')}: ${d.error.message}\n`);
+      return DONE;
+    }
+    throw forbiddenError(a, d.reason);
+  }
+  return function authorization(req, res, ctx) {
+    if (ctx.publicPath) return handler(req, res, ctx);
+    const user = ctx.user;
+    if (!user) throw new Error('no user to authorize: withAuthentication is not in the handler chain before withAuthorization');
+    const a = attributesOf(user, requestInfoOf(ctx));
+    const d = authorizer.authorize(a);
+    return d instanceof Promise ? d.then((answer) => decided(answer, a, req, res, ctx)) : decided(d, a, req, res, ctx);
+  };
+}
 
-/** Allows members of system:masters. A denial carries no reason: no authorizer had an opinion. */
-export function authorize(user: UserInfo, _ri: RequestInfo): Decision {
-  if (user.groups.includes(GROUP_MASTERS)) return { allowed: true, reason: '' };
-  return { allowed: false, reason: '' };
+const DONE = Promise.resolve();
+
+/** Upstream's GetAuthorizerAttributes: the user and the request attributes. */
+export function attributesOf(user: UserInfo, ri: RequestInfo): Attributes {
+  return {
+    user,
+    verb: ri.verb,
+    namespace: ri.namespace,
+    apiGroup: ri.apiGroup,
+    apiVersion: ri.apiVersion,
+    resource: ri.resource,
+    subresource: ri.subresource,
+    name: ri.name,
+    path: ri.path,
+    isResourceRequest: ri.isResourceRequest,
+  };
 }
 
 /**
@@ -22,12 +59,12 @@ export function authorize(user: UserInfo, _ri: RequestInfo): Decision {
  * "events" in API group "events.cluster.io" in the namespace "ns"`; non-resource requests:
  * `forbidden: User "u" cannot get path "/x"`. A non-empty authorizer reason is appended after `: `.
  */
-export function forbiddenError(user: UserInfo, ri: RequestInfo, reason: string): StatusError {
-  let msg = escapeHTML(forbiddenMessage(user, ri));
+export function forbiddenError(a: Attributes, reason: string): StatusError {
+  let msg = escapeHTML(forbiddenMessage(a));
   if (reason) msg += `: ${reason}`;
-  const group = ri.isResourceRequest ? ri.apiGroup : '';
-  const resource = ri.isResourceRequest ? ri.resource : '';
-  const name = ri.isResourceRequest ? ri.name : '';
+  const group = a.isResourceRequest ? a.apiGroup : '';
+  const resource = a.isResourceRequest ? a.resource : '';
+  const name = a.isResourceRequest ? a.name : '';
   let message: string;
   if (!group && !resource) message = `forbidden: ${msg}`;
   else {
@@ -42,26 +79,15 @@ export function forbiddenError(user: UserInfo, ri: RequestInfo, reason: string):
   return new ForbiddenError(message, details);
 }
 
-function forbiddenMessage(user: UserInfo, ri: RequestInfo): string {
-  const who = goQuote(user.name);
-  if (!ri.isResourceRequest) return `User ${who} cannot ${ri.verb} path ${goQuote(ri.path)}`;
-  const resource = ri.subresource ? `${ri.resource}/${ri.subresource}` : ri.resource;
-  const what = `User ${who} cannot ${ri.verb} resource ${goQuote(resource)} in API group ${goQuote(ri.apiGroup)}`;
-  return ri.namespace ? `${what} in the namespace ${goQuote(ri.namespace)}` : `${what} at the cluster scope`;
+function forbiddenMessage(a: Attributes): string {
+  const who = goQuote(a.user.name);
+  if (!a.isResourceRequest) return `User ${who} cannot ${a.verb} path ${goQuote(a.path)}`;
+  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const what = `User ${who} cannot ${a.verb} resource ${goQuote(resource)} in API group ${goQuote(a.apiGroup)}`;
+  return a.namespace ? `${what} in the namespace ${goQuote(a.namespace)}` : `${what} at the cluster scope`;
 }
 
 /** Upstream's sanitizer on the user-controlled part of the message. */
 function escapeHTML(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
-
-/**
- * Paths every client may GET without credentials, as upstream's system:public-info-viewer role grants them
- * (exact paths: `/readyz/sqlite` and other single checks need credentials, as upstream). Only the `get` verb is
- * granted, so other methods are not public.
- */
-export function isPublicPath(pathname: string, method = 'GET'): boolean {
-  return (method === 'GET' || method === 'get') && PUBLIC_PATHS.has(pathname);
 }

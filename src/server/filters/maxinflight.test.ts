@@ -1,6 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MaxInflight, isMutatingVerb } from './maxinflight.ts';
+import { type Handler, newHandlerContext } from '../handler.ts';
+import { MaxInflight, isExemptFromMaxInFlight, isMutatingVerb, withMaxInFlightLimit } from './maxinflight.ts';
+import { requestInfoOf, resolveRequestInfo } from './request-info.ts';
+import { type FakeResponse, fakeRequest, fakeResponse } from './testing.ts';
 
 describe('isMutatingVerb', () => {
   it('treats every verb but get, list and watch as mutating, as upstream does', () => {
@@ -47,5 +50,60 @@ describe('MaxInflight', () => {
     m.acquire('get');
     assert.equal(m.saturated, true);
     assert.equal(m.full('create'), false);
+  });
+});
+
+describe('withMaxInFlightLimit', () => {
+  /** Sends `method path` through the filter; `hold` keeps the response open (the request stays counted). */
+  async function send(limits: MaxInflight, method: string, path: string): Promise<{ res: FakeResponse; served: boolean }> {
+    let served = false;
+    const next: Handler = async () => void (served = true);
+    const ctx = newHandlerContext();
+    resolveRequestInfo(ctx, method, path);
+    const res = fakeResponse();
+    await withMaxInFlightLimit(next, limits)(fakeRequest(method, path), res, ctx);
+    return { res, served };
+  }
+
+  it('counts a request while its response is open and refuses the excess with the upstream 429', async () => {
+    const limits = new MaxInflight(1, 1);
+    const first = await send(limits, 'POST', '/apis/events.cluster.io/v1/namespaces/ns/events');
+    assert.equal(first.served, true);
+    assert.deepEqual(limits.counts, { readonly: 0, mutating: 1 });
+    const refused = await send(limits, 'DELETE', '/apis/events.cluster.io/v1/namespaces/ns/events/x');
+    assert.equal(refused.served, false);
+    assert.equal(refused.res.written.status, 429);
+    assert.equal(refused.res.written.headers['retry-after'], '1');
+    assert.equal(refused.res.written.body, 'Too many requests, please try again later.\n');
+    assert.equal((await send(limits, 'GET', '/apis/events.cluster.io/v1/events')).served, true, 'the read-only limit is separate');
+    first.res.end();
+    await first.res.closed;
+    assert.equal(limits.counts.mutating, 0);
+    assert.equal((await send(limits, 'POST', '/apis/events.cluster.io/v1/namespaces/ns/events')).served, true);
+  });
+
+  it('exempts watches and the public paths, not system:masters', async () => {
+    const limits = new MaxInflight(1, 1);
+    await send(limits, 'GET', '/apis/events.cluster.io/v1/events');
+    await send(limits, 'POST', '/apis/events.cluster.io/v1/namespaces/ns/events');
+    assert.equal(limits.saturated, true);
+    assert.equal((await send(limits, 'GET', '/apis/events.cluster.io/v1/events?watch=1')).served, true);
+    assert.equal((await send(limits, 'GET', '/apis/events.cluster.io/v1/watch/events')).served, true);
+    assert.equal((await send(limits, 'GET', '/readyz')).served, true);
+    assert.equal((await send(limits, 'GET', '/version')).served, true);
+    assert.equal((await send(limits, 'GET', '/readyz/sqlite')).served, false, 'a single check is not public');
+    assert.equal((await send(limits, 'POST', '/healthz')).served, false);
+    assert.deepEqual(limits.counts, { readonly: 1, mutating: 1 });
+  });
+
+  it('isExemptFromMaxInFlight: the rule the early HTTP/2 refusal shares', () => {
+    const info = (method: string, path: string) => {
+      const ctx = newHandlerContext();
+      resolveRequestInfo(ctx, method, path);
+      return requestInfoOf(ctx);
+    };
+    assert.equal(isExemptFromMaxInFlight(info('GET', '/apis/events.cluster.io/v1/events?watch=true'), false), true);
+    assert.equal(isExemptFromMaxInFlight(info('GET', '/healthz'), true), true);
+    assert.equal(isExemptFromMaxInFlight(info('GET', '/apis/events.cluster.io/v1/events'), false), false);
   });
 });

@@ -1,9 +1,42 @@
 /**
  * The max-in-flight filter (upstream `server/filters/maxinflight.go`): non-mutating and mutating requests each have
  * a limit on how many are served at once; the excess is refused with 429 at once rather than queued. Watches and
- * health checks are exempt (the caller decides that). The counters are read before any per-request work so an
- * overloaded server can refuse a request for the price of its headers (see server.ts).
+ * the public paths (health checks, /version) are exempt. The counters can be read before any per-request work, so
+ * that an overloaded server can refuse an HTTP/2 request for the price of its headers (http2-early-refusal.ts).
  */
+import type { Handler } from '../handler.ts';
+import type { RequestInfo } from '../request-info.ts';
+import { writeTooManyRequests } from '../responsewriters.ts';
+import { requestInfoOf } from './request-info.ts';
+
+/**
+ * Counts each request that is not exempt against its limit while its response is open. Unlike upstream, members
+ * of system:masters are not exempt: the admin certificate is the one identity this server authorizes today, and
+ * the limits are what keep an overloaded server answering.
+ */
+export function withMaxInFlightLimit(handler: Handler, limits: MaxInflight): Handler {
+  return function maxInFlight(req, res, ctx) {
+    const info = requestInfoOf(ctx);
+    if (isExemptFromMaxInFlight(info, ctx.publicPath)) return handler(req, res, ctx);
+    const release = limits.acquire(info.verb);
+    if (!release) {
+      writeTooManyRequests(res);
+      return DONE;
+    }
+    res.once('close', release);
+    return handler(req, res, ctx);
+  };
+}
+
+const DONE = Promise.resolve();
+
+/**
+ * Watches (upstream's long-running check: one may last for its whole timeout) and the public paths, which probes
+ * and load balancers must reach however busy the server is.
+ */
+export function isExemptFromMaxInFlight(info: RequestInfo, publicPath: boolean): boolean {
+  return publicPath || info.verb === 'watch';
+}
 
 /** Upstream's nonMutatingRequestVerbs: everything else counts against the mutating limit. */
 const NON_MUTATING_VERBS = new Set(['get', 'list', 'watch']);

@@ -1,7 +1,7 @@
 /** What every REST handler gets: the request, its parsed info and identity, and the resource it addresses. */
 import type { AdmissionChain } from '../../admission/chain.ts';
+import type { UserInfo } from '../../auth/authenticator/user.ts';
 import type { ResourceScope } from '../../registry/rest/scope.ts';
-import type { UserInfo } from '../filters/authentication.ts';
 import type { Request, Response } from '../http-types.ts';
 import type { RequestInfo } from '../request-info.ts';
 

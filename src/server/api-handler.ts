@@ -1,0 +1,50 @@
+/**
+ * The innermost handler, after every filter (upstream `server/handler.go` APIServerHandler's director): served
+ * resources go to the REST handlers, then health, then the other paths (discovery, OpenAPI, /version); unknown
+ * paths below a served group version get a Status 404, others upstream's plain-text one.
+ */
+import { newNotFoundPath } from '../apimachinery/errors.ts';
+import type { UserInfo } from '../auth/authenticator/user.ts';
+import { type AdmissionChain, NO_ADMISSION } from '../admission/chain.ts';
+import type { ResourceScope } from '../registry/rest/scope.ts';
+import type { RequestContext } from './handlers/context.ts';
+import { requestInfoOf } from './filters/request-info.ts';
+import type { Handler, HandlerContext } from './handler.ts';
+import type { HealthChecks } from './healthz.ts';
+import type { Request, Response } from './http-types.ts';
+import { writeText } from './responsewriters.ts';
+import { findScope, serveResource } from './rest-routes.ts';
+
+/** A non-resource handler: returns true when it answered. */
+export type PathHandler = (req: Request, res: Response, pathname: string, query: URLSearchParams, user: UserInfo | null) => boolean | Promise<boolean>;
+
+export interface APIHandlerConfig {
+  scopes: ResourceScope[];
+  /** Admission plugins every write passes (default: none). */
+  admission?: AdmissionChain;
+  health: HealthChecks;
+  /** Discovery, OpenAPI, /version and friends, tried in order before resource routing. */
+  pathHandlers: PathHandler[];
+  /** Path prefixes of served API group versions: unknown paths below them get a Status 404, others plain text. */
+  servedPrefixes: string[];
+}
+
+export function newAPIHandler(cfg: APIHandlerConfig): Handler {
+  async function nonResource(req: Request, res: Response, ctx: HandlerContext): Promise<void> {
+    const { pathname, query } = ctx;
+    if (cfg.health.handle(req, res, pathname, query)) return;
+    for (const h of cfg.pathHandlers) if (await h(req, res, pathname, query, ctx.user)) return;
+    if (cfg.servedPrefixes.some((p) => pathname === p || pathname.startsWith(p + '/'))) throw newNotFoundPath();
+    writeText(res, 404, '404 page not found\n');
+  }
+  const admission = cfg.admission ?? NO_ADMISSION;
+  return function apiHandler(req, res, ctx) {
+    const info = requestInfoOf(ctx);
+    if (info.isResourceRequest) {
+      const scope = findScope(cfg.scopes, info);
+      // Resource requests are never on a public path, so authentication named a user.
+      if (scope) return serveResource({ req, res, query: ctx.query, info, user: ctx.user!, scope, admission, warnings: [] } satisfies RequestContext);
+    }
+    return nonResource(req, res, ctx);
+  };
+}

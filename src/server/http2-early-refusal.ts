@@ -1,0 +1,73 @@
+/**
+ * While a max-in-flight limit is reached, HTTP/2 requests it would refuse get their 429 from the raw stream, at
+ * header time: no request/response objects, no body read, a prebuilt answer. Under a flood that is most requests,
+ * and they are what the event loop spends its time on. Every other stream goes on to node's compat layer (the
+ * 'request' handler), whose own 'stream' listener is wrapped for that.
+ *
+ * The decision is the handler chain's, asked of the same objects in the same order: the request info filter's
+ * parsing, the authenticator (its cached per-connection answer), the deadline's `?timeout=` check, the limiter's
+ * exemptions and counters. A request that any earlier filter would answer otherwise (a bad URL, no user, an
+ * unparsable path, a bad `?timeout=`) takes the ordinary path, and so does anything unusual (Expect, CONNECT).
+ */
+import type http2 from 'node:http2';
+import type { Authenticator, AuthenticatorRequest } from '../auth/authenticator/interface.ts';
+import { log } from '../util/log.ts';
+import { isExemptFromMaxInFlight } from './filters/maxinflight.ts';
+import { requestDeadlineMs } from './filters/request-deadline.ts';
+import { resolveRequestInfo } from './filters/request-info.ts';
+import { newHandlerContext } from './handler.ts';
+import type { HandlerChainConfig } from './handler-chain.ts';
+import { respondTooManyRequests } from './responsewriters.ts';
+
+export function installHTTP2EarlyRefusal(server: http2.Http2SecureServer, c: HandlerChainConfig): void {
+  const compat = server.listeners('stream');
+  if (compat.length !== 1) return; // not the node layout this relies on: every request takes the ordinary path
+  const forward = compat[0] as (...args: unknown[]) => void;
+  server.removeListener('stream', forward);
+  // A plain function so that node's listener arguments pass on as they came (no rest array per stream).
+  server.on('stream', function (this: unknown, stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) {
+    // At -v=3 every request is logged with its latency, which only the ordinary path does.
+    if (c.maxInFlight.saturated && !log.V(3).enabled && refusesAtHeaders(c, stream, headers)) respondTooManyRequests(stream);
+    // eslint-disable-next-line prefer-rest-params
+    else forward.apply(server, arguments as unknown as unknown[]);
+  });
+}
+
+/** Whether the handler chain would answer this stream with the max-in-flight 429. */
+export function refusesAtHeaders(c: HandlerChainConfig, stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): boolean {
+  const method = headers[':method'];
+  const path = headers[':path'];
+  if (typeof method !== 'string' || typeof path !== 'string' || method === 'CONNECT' || headers.expect !== undefined) return false;
+  const socket = stream.session?.socket;
+  if (!socket) return false;
+  const ctx = newHandlerContext();
+  try {
+    resolveRequestInfo(ctx, method, path);
+  } catch {
+    return false; // withRequestInfo's 400
+  }
+  const info = ctx.requestInfo;
+  if (!info || isExemptFromMaxInFlight(info, ctx.publicPath)) return false;
+  try {
+    requestDeadlineMs(ctx.query, c.requestTimeoutMs);
+  } catch {
+    return false; // withRequestDeadline's 400
+  }
+  // Asked last: it is the one question that might need I/O.
+  return c.maxInFlight.full(info.verb) && authenticatesAtOnce(c.authenticator, { headers, socket, stream });
+}
+
+/**
+ * Whether the authenticator names a user without waiting (x509 does, from its per-connection cache). An answer
+ * that needs I/O sends the request the ordinary way, which asks again; this one is dropped.
+ */
+function authenticatesAtOnce(authenticator: Authenticator, req: AuthenticatorRequest): boolean {
+  const r = authenticator.authenticate(req);
+  if (r instanceof Promise) {
+    r.catch(ignore);
+    return false;
+  }
+  return r.user !== null;
+}
+
+function ignore(): void {}
