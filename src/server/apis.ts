@@ -24,7 +24,7 @@ import type { PathHandler } from './api-handler.ts';
 import { negotiateOutput } from './negotiation.ts';
 import { writeValue } from './responsewriters.ts';
 
-export const CORE_NAMESPACES: APIResourceInfo = {
+const CORE_NAMESPACES: APIResourceInfo = {
   group: '',
   version: 'v1',
   resource: 'namespaces',
@@ -54,7 +54,7 @@ function hash(b: Buffer): string {
 }
 
 /** Discovery over the served resources (the core group is `''`). */
-export function discoveryHandler(resources: APIResourceInfo[], serverAddress: () => string): PathHandler {
+function discoveryHandler(resources: APIResourceInfo[], serverAddress: () => string): PathHandler {
   const byGV = new Map<string, APIResourceInfo[]>();
   for (const r of [CORE_NAMESPACES, ...resources]) {
     const gv = r.group ? `${r.group}/${r.version}` : r.version;
@@ -104,7 +104,7 @@ export function discoveryHandler(resources: APIResourceInfo[], serverAddress: ()
 }
 
 /** `GET /api/v1/namespaces/{ns}`: an Active Namespace for any valid name. */
-export const namespaceHandler: PathHandler = (req, res, pathname, query) => {
+const namespaceHandler: PathHandler = (req, res, pathname, query) => {
   const m = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(pathname);
   if (!m) return false;
   if (req.method !== 'GET') throw newMethodNotAllowed();
@@ -115,7 +115,7 @@ export const namespaceHandler: PathHandler = (req, res, pathname, query) => {
   return true;
 };
 
-export const versionHandler: PathHandler = (req, res, pathname) => {
+const versionHandler: PathHandler = (req, res, pathname) => {
   if (pathname !== '/version' && pathname !== '/version/') return false;
   if (req.method !== 'GET') throw newMethodNotAllowed();
   const body = Buffer.from(JSON.stringify(versionInfo, null, 2));

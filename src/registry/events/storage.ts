@@ -43,7 +43,7 @@ export function eventAttrs(obj: KubeObject): ObjectAttrs {
 }
 
 /** The watch cache's entry for an event: entry and attributes in one compact object. */
-export function eventEntry(key: string, rv: number, value: Buffer, obj: Event): CacheEntry {
+function eventEntry(key: string, rv: number, value: Buffer, obj: Event): CacheEntry {
   return newEventEntry(key, rv, value, obj, pools);
 }
 

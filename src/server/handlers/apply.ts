@@ -18,7 +18,7 @@ import { writeObject } from './response.ts';
 const managers = new WeakMap<ResourceScope, FieldManager>();
 
 /** The field manager of a scope: entries are recorded in the scope's group/version. */
-export function scopeFieldManager(scope: ResourceScope): FieldManager {
+function scopeFieldManager(scope: ResourceScope): FieldManager {
   let fm = managers.get(scope);
   if (!fm) {
     fm = new FieldManager({ defs: scope.defs, rootDef: scope.definition, apiVersion: scope.groupVersion });

@@ -39,10 +39,3 @@ function checkKind(ctx: RequestContext, object: Record<string, unknown>): void {
     `${effectiveKind} in version "${version}" cannot be handled as a ${scope.kind}: no kind "${effectiveKind}" is registered for version "${gv}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
   );
 }
-
-/** An empty namespace is filled from the URL; a different one is refused (upstream EnsureObjectNamespaceMatchesRequestNamespace). */
-export function ensureNamespace(ctx: RequestContext, obj: KubeObject): void {
-  const ns = obj.metadata.namespace;
-  if (!ns) obj.metadata.namespace = ctx.info.namespace;
-  else if (ns !== ctx.info.namespace) throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
-}

@@ -73,7 +73,7 @@ function patchSchema(scope: ResourceScope): PatchSchema {
  * Patches a stored object: converted to the scope's version, patched, decoded with fieldValidation, converted
  * back. Returns the new stored object and the warnings to send (fieldValidation=Warn).
  */
-export function patchStoredObject(
+function patchStoredObject(
   scope: ResourceScope,
   type: NonApplyPatchType,
   stored: KubeObject,

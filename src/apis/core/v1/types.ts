@@ -14,7 +14,6 @@ export const LIST_KIND = 'EventList';
 export const RESOURCE = 'events';
 export const SINGULAR = 'event';
 export const SHORT_NAMES = ['ev'];
-export const GROUP_RESOURCE = { group: GROUP, resource: RESOURCE } as const;
 
 export type { EventSource, ObjectReference };
 

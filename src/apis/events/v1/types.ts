@@ -11,7 +11,6 @@ export const SINGULAR = 'event';
 export const SHORT_NAMES = ['ev'];
 /** Every verb the Event resource serves, in both API views. */
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-export const GROUP_RESOURCE = { group: GROUP, resource: RESOURCE } as const;
 
 export interface ObjectReference {
   kind?: string;
