@@ -1,0 +1,203 @@
+/**
+ * Setting and removing `metadata.resourceVersion` in encoded JSON without decoding it. Storage keeps values without
+ * their resourceVersion (a backend that assigns the revision at commit, as etcd does, cannot write it into the
+ * bytes), and hands out values with it, in the bytes clients receive unchanged. So a value is spliced once per read
+ * from storage and once per write, and both must cost next to nothing beside the decode/encode they replace.
+ *
+ * The place is found by a short scan: to the top-level `metadata` member (after `kind` and `apiVersion` in the
+ * encoder's order), then over the ObjectMeta fields that come before resourceVersion in Go's field order (name,
+ * generateName, namespace, selfLink, uid), stopping at the first other member. Inserting there keeps the encoder's
+ * order, so `spliceResourceVersion(stripResourceVersion(x), rv)` is `x` for every value the encoder writes.
+ * Works on the UTF-8 bytes of compact JSON (no whitespace between tokens, as every encoder here writes).
+ */
+
+/** Where a value's resourceVersion goes (or is). */
+interface Slot {
+  /** Offset of the opening brace of the metadata object. */
+  readonly meta: number;
+  /** Present: [key, valueStart, valueEnd) of the resourceVersion member. Absent: -1, and `at` is where it goes. */
+  readonly key: number;
+  readonly valueStart: number;
+  readonly valueEnd: number;
+  /** Where an absent member is inserted: at a member's opening quote, or at the metadata's closing brace. */
+  readonly at: number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN = 0x7b;
+const CLOSE = 0x7d;
+
+const bytesOf = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const METADATA = bytesOf('metadata');
+const RESOURCE_VERSION = bytesOf('resourceVersion');
+/** ObjectMeta's fields before resourceVersion, in Go's order (k8s.io/apimachinery/pkg/apis/meta/v1 ObjectMeta). */
+const BEFORE = ['name', 'generateName', 'namespace', 'selfLink', 'uid'].map(bytesOf);
+
+/** A value that is not the JSON object this scan expects; callers treat it as corrupt. */
+export class ResourceVersionSpliceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ResourceVersionSpliceError';
+  }
+}
+
+function fail(what: string, at: number): never {
+  throw new ResourceVersionSpliceError(`cannot place metadata.resourceVersion: ${what} at byte ${at}`);
+}
+
+/** Index after the string whose opening quote is at `i`. */
+function skipString(b: Uint8Array, i: number): number {
+  const n = b.length;
+  for (let j = i + 1; j < n; j++) {
+    const c = b[j]!;
+    if (c === BACKSLASH) j++;
+    else if (c === QUOTE) return j + 1;
+  }
+  return fail('unterminated string', i);
+}
+
+/** Index after the JSON value starting at `i`. */
+function skipValue(b: Uint8Array, i: number): number {
+  const c = b[i];
+  if (c === QUOTE) return skipString(b, i);
+  const n = b.length;
+  if (c === OPEN || c === 0x5b) {
+    let depth = 0;
+    for (let j = i; j < n; j++) {
+      const d = b[j]!;
+      if (d === QUOTE) j = skipString(b, j) - 1;
+      else if (d === OPEN || d === 0x5b) depth++;
+      else if ((d === CLOSE || d === 0x5d) && --depth === 0) return j + 1;
+    }
+    return fail('unterminated value', i);
+  }
+  // A number, true, false or null: up to the next delimiter.
+  let j = i;
+  while (j < n && b[j] !== COMMA && b[j] !== CLOSE && b[j] !== 0x5d) j++;
+  return j > i ? j : fail('missing value', i);
+}
+
+/** Whether the key string whose opening quote is at `i` and closing quote at `end - 1` is `key`. */
+function keyIs(b: Uint8Array, i: number, end: number, key: Uint8Array): boolean {
+  if (end - i - 2 !== key.length) return false;
+  for (let k = 0; k < key.length; k++) if (b[i + 1 + k] !== key[k]) return false;
+  return true;
+}
+
+function isBefore(b: Uint8Array, i: number, end: number): boolean {
+  for (const key of BEFORE) if (keyIs(b, i, end, key)) return true;
+  return false;
+}
+
+/** The end of the key at `i` (a member's opening quote), checked to be followed by a colon. */
+function keyEnd(b: Uint8Array, i: number): number {
+  if (b[i] !== QUOTE) fail('expected a member name', i);
+  const end = skipString(b, i);
+  if (b[end] !== COLON) fail('expected a colon', end);
+  return end;
+}
+
+function findSlot(b: Buffer): Slot {
+  if (b[0] !== OPEN) fail('not an object', 0);
+  let i = 1;
+  if (b[i] === CLOSE) fail('no metadata', i);
+  // The top-level members up to metadata (kind and apiVersion, in the encoder's order).
+  for (;;) {
+    const end = keyEnd(b, i);
+    if (keyIs(b, i, end, METADATA)) {
+      i = end + 1;
+      break;
+    }
+    i = skipValue(b, end + 1);
+    if (b[i] !== COMMA) fail('no metadata', i);
+    i++;
+  }
+  const meta = i;
+  if (b[meta] !== OPEN) fail('metadata is not an object', meta);
+  i = meta + 1;
+  if (b[i] === CLOSE) return { meta, key: -1, valueStart: -1, valueEnd: -1, at: i };
+  for (;;) {
+    const end = keyEnd(b, i);
+    if (keyIs(b, i, end, RESOURCE_VERSION)) return { meta, key: i, valueStart: end + 1, valueEnd: skipValue(b, end + 1), at: i };
+    if (!isBefore(b, i, end)) return { meta, key: -1, valueStart: -1, valueEnd: -1, at: i };
+    const next = skipValue(b, end + 1);
+    if (b[next] === CLOSE) return { meta, key: -1, valueStart: -1, valueEnd: -1, at: next };
+    if (b[next] !== COMMA) fail('expected a comma', next);
+    i = next + 1;
+  }
+}
+
+// `"resourceVersion":"` — the member up to its value's digits.
+const MEMBER_HEAD = bytesOf('"resourceVersion":"');
+
+/** Decimal digits of a revision (a non-negative safe integer, as every revision is). */
+function digitsOf(rv: number): number {
+  let n = 1;
+  for (let v = rv; v >= 10; v = Math.floor(v / 10)) n++;
+  return n;
+}
+
+/** Writes `"<rv>"` (or, with `member`, `"resourceVersion":"<rv>"`) into `out` at `at`; returns the index after it. */
+function writeMember(out: Buffer, at: number, rv: number, member: boolean): number {
+  let p = at;
+  if (member) {
+    out.set(MEMBER_HEAD, p);
+    p += MEMBER_HEAD.length;
+  } else out[p++] = QUOTE;
+  const end = p + digitsOf(rv);
+  for (let v = rv, q = end; q > p; v = Math.floor(v / 10)) out[--q] = 48 + (v % 10);
+  out[end] = QUOTE;
+  return end + 1;
+}
+
+/**
+ * A copy of `b` in which [from, to) is replaced by `"<rv>"` (or the whole member with `member`), with a comma before
+ * (`comma` < 0) or after (`comma` > 0) it. Built by hand: this runs once per value read from or written to storage,
+ * and string formatting plus Buffer#write cost more than the copy itself.
+ */
+function withMember(b: Buffer, from: number, to: number, rv: number, member: boolean, comma: number): Buffer {
+  const size = (member ? MEMBER_HEAD.length : 1) + digitsOf(rv) + 1 + (comma === 0 ? 0 : 1);
+  const out = Buffer.allocUnsafe(b.length - (to - from) + size);
+  b.copy(out, 0, 0, from);
+  let p = from;
+  if (comma < 0) out[p++] = COMMA;
+  p = writeMember(out, p, rv, member);
+  if (comma > 0) out[p++] = COMMA;
+  b.copy(out, p, to);
+  return out;
+}
+
+function checkRevision(rv: number): void {
+  if (!Number.isSafeInteger(rv) || rv < 0) throw new RangeError(`not a revision: ${rv}`);
+}
+
+/**
+ * `value` (the JSON of an object with a top-level `metadata` object) with `metadata.resourceVersion` set to `rv`:
+ * inserted at its place in ObjectMeta's field order, or replacing the one at that place (values stored before
+ * resourceVersions were kept out of storage still carry theirs). Throws ResourceVersionSpliceError when `value`
+ * is not such an object.
+ */
+export function spliceResourceVersion(value: Buffer, rv: number): Buffer {
+  checkRevision(rv);
+  const s = findSlot(value);
+  if (s.key >= 0) return withMember(value, s.valueStart, s.valueEnd, rv, false, 0);
+  const at = s.at;
+  if (value[at] !== CLOSE) return withMember(value, at, at, rv, true, 1);
+  return withMember(value, at, at, rv, true, at === s.meta + 1 ? 0 : -1);
+}
+
+/**
+ * `value` without `metadata.resourceVersion` (the form storage keeps). A value without one at its place is
+ * returned as it is. Throws ResourceVersionSpliceError when `value` is not a JSON object with a metadata object.
+ */
+export function stripResourceVersion(value: Buffer): Buffer {
+  const s = findSlot(value);
+  if (s.key < 0) return value;
+  // With the comma after it, or (the last member) the one before it, if any.
+  const from = value[s.valueEnd] === COMMA || value[s.key - 1] !== COMMA ? s.key : s.key - 1;
+  const to = value[s.valueEnd] === COMMA ? s.valueEnd + 1 : s.valueEnd;
+  return Buffer.concat([value.subarray(0, from), value.subarray(to)], value.length - (to - from));
+}
