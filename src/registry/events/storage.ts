@@ -8,6 +8,7 @@ import { EVENT } from '../../apis/events/v1/schema.ts';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { EVENTS_DEFS } from '../../apimachinery/codec/definitions.ts';
 import { encode } from '../../apimachinery/codec/encode.ts';
+import { spliceResourceVersion } from '../../apimachinery/codec/resource-version-splice.ts';
 import { FieldManager } from '../../apimachinery/managedfields/index.ts';
 import { Cacher } from '../../storage/cacher/cacher.ts';
 import type { CacheEntry, ObjectAttrs } from '../../storage/cacher/types.ts';
@@ -23,10 +24,14 @@ import { writeEventRow } from './table-bytes.ts';
 
 export const EVENTS_KEY_ROOT = '/events';
 
-/** Stored bytes are canonical JSON, so decoding is a plain parse; encoding orders keys as Go does. */
+/**
+ * Stored bytes are canonical JSON, so decoding is a plain parse; encoding orders keys as Go does, and the
+ * resourceVersion goes in at its place in that order.
+ */
 export const eventCodec: Codec = {
   encode: (obj: KubeObject) => encode(obj, EVENTS_DEFS, EVENT),
   decode: (value: Buffer) => JSON.parse(value.toString('utf8')) as KubeObject,
+  setResourceVersion: spliceResourceVersion,
 };
 
 // Bounded pools shared by every cached event: repeated strings (namespaces, the names, uids and versions of the
