@@ -22,6 +22,17 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+// Errors are made by plain functions, never by closures per call: these paths run once per value, and a closure
+// costs an allocation (and under tsx a defineProperty for its name) every time.
+function notStorable(key: string, err: unknown): never {
+  throw new StorageError('Internal', key, `unable to transform the value of ${key} for storage: ${message(err)}`);
+}
+
+function notTransformable(key: string, rv: number, err: unknown): never {
+  // Upstream's wording (storage.NewCorruptObjError): clients and logs see which key could not be read.
+  throw new StorageError('Corrupt', key, `data from the storage is not transformable: ${message(err)}`, rv);
+}
+
 export class StoredValues {
   constructor(
     private readonly transformer: Transformer,
@@ -30,15 +41,13 @@ export class StoredValues {
 
   /** The bytes to store for `plain` (an encoding without resourceVersion) under `key`. */
   toStorage(key: string, plain: Buffer): MaybePromise<Buffer> {
-    const fail = (err: unknown): never => {
-      throw new StorageError('Internal', key, `unable to transform the value of ${key} for storage: ${message(err)}`);
-    };
+    let out: MaybePromise<Buffer>;
     try {
-      const out = this.transformer.transformToStorage(plain, new KeyContext(key));
-      return isPromise(out) ? out.then(undefined, fail) : out;
+      out = this.transformer.transformToStorage(plain, new KeyContext(key));
     } catch (err) {
-      return fail(err);
+      return notStorable(key, err);
     }
+    return isPromise(out) ? out.then(undefined, (err: unknown) => notStorable(key, err)) : out;
   }
 
   /** The served bytes of the row of `key` at revision `rv` holding `data`. */
@@ -50,8 +59,8 @@ export class StoredValues {
   /** As `read`, keeping what the write path needs besides the served bytes. */
   readFull(key: string, rv: number, data: Buffer): MaybePromise<ReadValue> {
     const r = this.fromStorage(key, rv, data);
-    const full = (f: FromStorage): ReadValue => ({ value: this.served(key, rv, f.data), plain: f.data, stale: f.stale });
-    return isPromise(r) ? r.then(full) : full(r);
+    if (isPromise(r)) return r.then((f) => ({ value: this.served(key, rv, f.data), plain: f.data, stale: f.stale }));
+    return { value: this.served(key, rv, r.data), plain: r.data, stale: r.stale };
   }
 
   /** Served bytes of a stored encoding (the transformer already undone) at revision `rv`. */
@@ -64,15 +73,12 @@ export class StoredValues {
   }
 
   private fromStorage(key: string, rv: number, data: Buffer): MaybePromise<FromStorage> {
-    // Upstream's wording (storage.NewCorruptObjError): clients and logs see which key could not be read.
-    const fail = (err: unknown): never => {
-      throw new StorageError('Corrupt', key, `data from the storage is not transformable: ${message(err)}`, rv);
-    };
+    let r: MaybePromise<FromStorage>;
     try {
-      const r = this.transformer.transformFromStorage(data, new KeyContext(key));
-      return isPromise(r) ? r.then(undefined, fail) : r;
+      r = this.transformer.transformFromStorage(data, new KeyContext(key));
     } catch (err) {
-      return fail(err);
+      return notTransformable(key, rv, err);
     }
+    return isPromise(r) ? r.then(undefined, (err: unknown) => notTransformable(key, rv, err)) : r;
   }
 }

@@ -84,6 +84,11 @@ function stored(key: string, rv: number, value: Buffer, expiresAt: number | null
   return expiresAt === null ? { key, rv, value } : { key, rv, value, expiresAt };
 }
 
+/** The write path's view of a committed row, read back as `r`. */
+function committedView(key: string, [rv, data, expiresAt]: CurrentRow, r: ReadValue): WriteView {
+  return { current: { stored: stored(key, rv, r.value, expiresAt), plain: r.plain, data, stale: r.stale }, version: rv, pending: false };
+}
+
 export class SqliteStorage implements Storage {
   readonly name = 'sqlite';
   private readonly db: Database.Database;
@@ -347,14 +352,8 @@ export class SqliteStorage implements Storage {
     }
     const row = this.stmts.getCurrent.get(key) as CurrentRow | undefined;
     if (!row) return { current: null, version: 0, pending: false };
-    const [rv, data, expiresAt] = row;
-    const viewOf = (r: ReadValue): WriteView => ({
-      current: { stored: stored(key, rv, r.value, expiresAt), plain: r.plain, data, stale: r.stale },
-      version: rv,
-      pending: false,
-    });
-    const r = this.values.readFull(key, rv, data);
-    return isPromise(r) ? r.then(viewOf) : viewOf(r);
+    const r = this.values.readFull(key, row[0], row[1]);
+    return isPromise(r) ? r.then((v) => committedView(key, row, v)) : committedView(key, row, r);
   }
 
   /** True when `key` was written, or a group failed, since `view` was taken at `epoch`. */

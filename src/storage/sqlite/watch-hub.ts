@@ -43,6 +43,14 @@ function liveEvent(write: PendingWrite): StorageEvent {
   return ev;
 }
 
+/** The event of a replayed log row, its values read back; built field by field (this runs once per row). */
+function replayed(type: number, key: string, rv: number, value: Buffer, prevValue: Buffer | undefined, expiresAt: number | null): StorageEvent {
+  const ev: { -readonly [K in keyof StorageEvent]: StorageEvent[K] } = { type: EVENT_TYPES[type]!, key, rv, value };
+  if (expiresAt !== null) ev.expiresAt = expiresAt;
+  if (prevValue !== undefined) ev.prevValue = prevValue;
+  return ev;
+}
+
 export class WatchHub {
   private readonly live = new Set<Watcher>();
   private readonly all = new Set<Watcher>();
@@ -140,14 +148,8 @@ export class WatchHub {
       if (isPromise(value)) value.catch(() => {}); // the watch ends with this failure
       throw err;
     }
-    const event = (v: Buffer, p: Buffer | undefined): StorageEvent => {
-      const ev: { -readonly [K in keyof StorageEvent]: StorageEvent[K] } = { type: EVENT_TYPES[type]!, key, rv, value: v };
-      if (expiresAt !== null) ev.expiresAt = expiresAt;
-      if (p !== undefined) ev.prevValue = p;
-      return ev;
-    };
-    if (!isPromise(value) && !isPromise(prevValue)) return event(value, prevValue);
-    return Promise.all([value, prevValue]).then(([v, p]) => event(v, p));
+    if (!isPromise(value) && !isPromise(prevValue)) return replayed(type, key, rv, value, prevValue, expiresAt);
+    return Promise.all([value, prevValue]).then(([v, p]) => replayed(type, key, rv, v, p, expiresAt));
   }
 
   /** Calls the handler; a throwing handler ends its own watch, never the commit that is being published. */
