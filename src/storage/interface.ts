@@ -11,6 +11,12 @@
  * place by `Codec.setResourceVersion` (upstream's `versioner.UpdateObject`, on bytes). The served bytes are what
  * clients receive, as they are: serialize once, reuse for get, list and watch (the watch cache keeps them).
  *
+ * Why this way: writing the revision into the stored bytes would need it before the write (impossible for etcd)
+ * or a second write after it; decoding and re-encoding every value read would cost a parse and an encode per
+ * object. Setting the field in the bytes is a short scan to its place in ObjectMeta's field order plus one copy,
+ * and gives exactly the bytes the encoder writes for the object with that resourceVersion, so nothing above
+ * this interface sees a difference (byte offsets recorded in served values included).
+ *
  * Backends: `sqlite/` (embedded default) and, later, `etcd3/`. Every backend passes the shared conformance suite in
  * `conformance.ts`. Keys look like `/events/<namespace>/<name>`; prefixes end with `/`.
  */
@@ -197,7 +203,8 @@ export interface Storage {
 
   /**
    * Delivers every change under `prefix` with revision > `fromRV`, first from history, then live. `fromRV` below
-   * the compacted revision ends the watch at once with StorageError Expired through `onError`.
+   * the compacted revision ends the watch at once with StorageError Expired through `onError`; a value in history
+   * that cannot be read back ends it with StorageError Corrupt.
    */
   watch(prefix: string, fromRV: number, handler: WatchHandler): Watch;
 
