@@ -6,7 +6,8 @@
 
 export type Schema =
   | { type: 'string'; format?: 'date-time' | 'micro-time' | 'byte'; description?: string; enum?: string[] }
-  | { type: 'integer'; format: 'int32' | 'int64'; description?: string }
+  /** `pointer`: a Go `*int` field, which omitempty leaves out only when nil (0 is written). */
+  | { type: 'integer'; format: 'int32' | 'int64'; description?: string; pointer?: boolean }
   | { type: 'boolean'; description?: string }
   | { type: 'ref'; ref: string; description?: string }
   | {
@@ -59,6 +60,8 @@ export function prop(name: string, schema: Schema, alwaysEmit = false): Property
 export const str = (description?: string): Schema => (description ? { type: 'string', description } : { type: 'string' });
 export const int32 = (description?: string): Schema => ({ type: 'integer', format: 'int32', ...(description ? { description } : {}) });
 export const int64 = (description?: string): Schema => ({ type: 'integer', format: 'int64', ...(description ? { description } : {}) });
+/** A Go `*int64`: nil is left out, 0 is written. */
+export const int64Pointer = (description?: string): Schema => ({ type: 'integer', format: 'int64', pointer: true, ...(description ? { description } : {}) });
 export const bool = (description?: string): Schema => ({ type: 'boolean', ...(description ? { description } : {}) });
 export const ref = (name: string, description?: string): Schema => ({ type: 'ref', ref: name, ...(description ? { description } : {}) });
 export const stringMap = (description?: string): Schema => ({

@@ -6,8 +6,11 @@
  *     return { storage: s, cleanup: async () => { await s.close(); rmSync(dir, …) } }; });
  *
  * Contract for the factory: a fresh (or at least freshly prefixed) store per call, built with `jsonCodec` from
- * ./testing/json-codec.ts. The tests never assume where revisions start or that they are contiguous (an etcd shared
- * between tests moves on its own), only that they are global and strictly increasing.
+ * ./testing/json-codec.ts and any value transformer. Backends run the suite with the identity transformer and with
+ * ./testing/scrambling-transformer.ts (plain and answering asynchronously first), which changes the stored bytes
+ * and binds them to their key: a path that skips the transformer then fails here. The tests never assume where
+ * revisions start or that they are contiguous (an etcd shared between tests moves on its own), only that they are
+ * global and strictly increasing.
  *
  * Compaction semantics checked here: after `compact(R)`, lists at revisions <= R fail with Expired and watches from
  * revisions < R fail with Expired, while a watch from R itself misses nothing. (etcd keeps revision R itself

@@ -1,8 +1,21 @@
 /**
  * The storage interface, shaped like k8s.io/apiserver `pkg/storage/interfaces.go`: a flat key space of serialized
  * objects under one global, strictly increasing revision counter. The revision of a write is the object's
- * resourceVersion; every value handed out carries `metadata.resourceVersion` equal to its `rv`, so the bytes can be
- * sent to clients as they are (serialize once, reuse for get, list and watch).
+ * resourceVersion.
+ *
+ * Stored and served bytes. A backend may learn the revision of a write only when it commits (etcd's mod_revision),
+ * so the bytes it stores never contain the resourceVersion: it encodes the object with `metadata.resourceVersion`
+ * removed (upstream's `versioner.PrepareObjectForStorage`) and passes those bytes through its value transformer
+ * (`value/`, keyed by the storage key). Every value it hands out (StoredObject.value, StorageEvent.value and
+ * prevValue) is served bytes instead: the stored bytes, transformed back, with `"resourceVersion":"<rv>"` set in
+ * place by `Codec.setResourceVersion` (upstream's `versioner.UpdateObject`, on bytes). The served bytes are what
+ * clients receive, as they are: serialize once, reuse for get, list and watch (the watch cache keeps them).
+ *
+ * Why this way: writing the revision into the stored bytes would need it before the write (impossible for etcd)
+ * or a second write after it; decoding and re-encoding every value read would cost a parse and an encode per
+ * object. Setting the field in the bytes is a short scan to its place in ObjectMeta's field order plus one copy,
+ * and gives exactly the bytes the encoder writes for the object with that resourceVersion, so nothing above
+ * this interface sees a difference (byte offsets recorded in served values included).
  *
  * Backends: `sqlite/` (embedded default) and, later, `etcd3/`. Every backend passes the shared conformance suite in
  * `conformance.ts`. Keys look like `/events/<namespace>/<name>`; prefixes end with `/`.
@@ -11,9 +24,18 @@ import type { KubeObject } from '../apis/meta/v1/types.ts';
 
 /** Turns objects into the bytes that are stored and served, and back. Provided by the registry. */
 export interface Codec {
-  /** Serializes `obj` exactly as clients will receive it (the caller has already set metadata.resourceVersion). */
+  /**
+   * Serializes `obj` as it is. Backends call it with metadata.resourceVersion removed (the stored form); an
+   * object that carries one (a dry run's answer) is encoded with it, exactly as clients will receive it.
+   */
   encode(obj: KubeObject): Buffer;
   decode(value: Buffer): KubeObject;
+  /**
+   * `value` (this codec's encoding of an object) with metadata.resourceVersion set to `rv` at its place in the
+   * encoding, so that the result is byte for byte what `encode` writes for the object carrying that
+   * resourceVersion. Replaces one already there. Throws when `value` is not such an encoding.
+   */
+  setResourceVersion(value: Buffer, rv: number): Buffer;
 }
 
 /** One object at one revision. */
@@ -21,7 +43,7 @@ export interface StoredObject {
   readonly key: string;
   /** Revision of the write that produced this value (= metadata.resourceVersion inside `value`). */
   readonly rv: number;
-  /** The serialized object, resourceVersion included. Never mutated. */
+  /** The served bytes: the serialized object with its resourceVersion set (see the top of this file). Never mutated. */
   readonly value: Buffer;
   /** Epoch milliseconds at which the object expires, if it was written with a TTL. */
   readonly expiresAt?: number;
@@ -38,13 +60,13 @@ export interface StorageEvent {
   /** Revision of this change. For DELETED: the revision of the deletion. */
   readonly rv: number;
   /**
-   * ADDED/MODIFIED: the new value. DELETED: the last value, re-serialized with resourceVersion = the deletion
+   * Served bytes. ADDED/MODIFIED: the new value. DELETED: the last value with resourceVersion = the deletion
    * revision (what upstream sends to watchers).
    */
   readonly value: Buffer;
   readonly expiresAt?: number;
   readonly object?: KubeObject;
-  /** The value before this change (MODIFIED and DELETED), when known. */
+  /** The value before this change (MODIFIED and DELETED), when known: served bytes at its own revision. */
   readonly prevValue?: Buffer;
 }
 
@@ -69,7 +91,10 @@ export interface GuaranteedUpdateResult {
   stored: StoredObject;
   /** True when the key did not exist and was created. */
   created: boolean;
-  /** True when the new value was byte-identical to the stored one: nothing written, same revision, no event. */
+  /**
+   * True when the new object encodes to the stored bytes (both without resourceVersion, as upstream compares them)
+   * and the transformer did not report the stored value stale: nothing written, same revision, no event.
+   */
   noop: boolean;
 }
 
@@ -123,6 +148,11 @@ export type StorageErrorCode =
   | 'Expired'
   /** The requested revision is newer than the current one. */
   | 'TooLargeResourceVersion'
+  /**
+   * A stored value could not be read back: the transformer refused it (wrong key, tampered, unknown provider) or
+   * it is not an encoding of an object (upstream ErrCodeCorruptObj). `key` names the value.
+   */
+  | 'Corrupt'
   | 'Internal';
 
 export class StorageError extends Error {
@@ -141,7 +171,11 @@ export interface Storage {
   /** Backend name, used for the readiness check (`/readyz/sqlite`, `/readyz/etcd`). */
   readonly name: string;
 
-  /** Current value of `key`, or null. Always the latest committed state. */
+  /**
+   * Current value of `key`, or null. Always the latest committed state. A stored value that cannot be read back
+   * fails every read that meets it (get, list, watch, and the reads of guaranteedUpdate and delete) with StorageError
+   * Corrupt for its key.
+   */
   get(key: string): Promise<StoredObject | null>;
 
   /**
@@ -152,20 +186,31 @@ export interface Storage {
 
   /**
    * Stores a new object. With `ttlSeconds` the backend deletes it once that time has passed since this write (an
-   * ordinary DELETED change for watchers); every later write restarts the clock with its own TTL. Sets `obj.metadata.resourceVersion` to the new revision before encoding it.
-   * Throws StorageError KeyExists when the key exists. The returned value is durable per the backend's settings.
+   * ordinary DELETED change for watchers); every later write restarts the clock with its own TTL.
+   * The object is encoded before its revision is known, without metadata.resourceVersion (removed from `obj`), so a
+   * backend may assign the revision when the write commits; once it has, `obj.metadata.resourceVersion` is set to
+   * it and the returned value carries it. Throws StorageError KeyExists when the key exists. The returned value is
+   * durable per the backend's settings.
    */
   create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredObject>;
 
-  /** Read-modify-write with optimistic concurrency; see GuaranteedUpdateOptions. */
+  /**
+   * Read-modify-write with optimistic concurrency; see GuaranteedUpdateOptions. As with create, the new object is
+   * encoded without resourceVersion (whatever tryUpdate left there is removed) and carries the new revision once
+   * the write has committed.
+   */
   guaranteedUpdate(key: string, opts: GuaranteedUpdateOptions): Promise<GuaranteedUpdateResult>;
 
-  /** Deletes `key`; returns the deleted object re-serialized at the deletion revision. KeyNotFound when absent. */
+  /**
+   * Deletes `key`; returns the deleted object's last state with resourceVersion = the deletion revision.
+   * KeyNotFound when absent.
+   */
   delete(key: string, opts?: DeleteOptions): Promise<StoredObject>;
 
   /**
    * Delivers every change under `prefix` with revision > `fromRV`, first from history, then live. `fromRV` below
-   * the compacted revision ends the watch at once with StorageError Expired through `onError`.
+   * the compacted revision ends the watch at once with StorageError Expired through `onError`; a value in history
+   * that cannot be read back ends it with StorageError Corrupt.
    */
   watch(prefix: string, fromRV: number, handler: WatchHandler): Watch;
 

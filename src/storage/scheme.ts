@@ -4,13 +4,18 @@
  * decoding needs no lookup.
  */
 import type { KubeObject } from '../apis/meta/v1/types.ts';
+import { spliceResourceVersion } from '../apimachinery/codec/resource-version-splice.ts';
 import type { Codec } from './interface.ts';
 
 export class Scheme implements Codec {
   readonly #codecs = new Map<string, Codec>();
 
-  /** Objects of `apiVersion` and `kind` are encoded by `codec` (a second registration must be the same codec). */
+  /**
+   * Objects of `apiVersion` and `kind` are encoded by `codec` (a second registration must be the same codec). The
+   * codec must place the resourceVersion as the shared splice does: stored bytes carry no kind to dispatch on.
+   */
   register(apiVersion: string, kind: string, codec: Codec): void {
+    if (codec.setResourceVersion !== spliceResourceVersion) throw new Error(`the codec of ${apiVersion}, Kind=${kind} must set resourceVersions with spliceResourceVersion`);
     const key = `${apiVersion}\0${kind}`;
     const had = this.#codecs.get(key);
     if (had && had !== codec) throw new Error(`a different codec is already registered for ${apiVersion}, Kind=${kind}`);
@@ -25,5 +30,9 @@ export class Scheme implements Codec {
 
   decode(value: Buffer): KubeObject {
     return JSON.parse(value.toString('utf8')) as KubeObject;
+  }
+
+  setResourceVersion(value: Buffer, rv: number): Buffer {
+    return spliceResourceVersion(value, rv);
   }
 }

@@ -17,6 +17,8 @@ export const K_MAP = 9;
 
 export interface TypeNode {
   k: number;
+  /** A Go pointer to a number: omitempty leaves out only nil, so 0 is written. */
+  keepZero?: boolean;
   /** Go type text as `json: cannot unmarshal … of type <goType>` prints it. */
   goType: string;
   struct: StructNode | null;
@@ -47,6 +49,7 @@ const STRING_NODE: TypeNode = { k: K_STRING, goType: 'string', struct: null, ele
 const BOOL_NODE: TypeNode = { k: K_BOOL, goType: 'bool', struct: null, elem: null };
 const INT32_NODE: TypeNode = { k: K_INT32, goType: 'int32', struct: null, elem: null };
 const INT64_NODE: TypeNode = { k: K_INT64, goType: 'int64', struct: null, elem: null };
+const INT64_POINTER_NODE: TypeNode = { k: K_INT64, goType: 'int64', struct: null, elem: null, keepZero: true };
 // Time and MicroTime unmarshal through a nested json.Unmarshal into a string, so type errors name `string`.
 const TIME_NODE: TypeNode = { k: K_TIME, goType: 'string', struct: null, elem: null };
 const MICRO_NODE: TypeNode = { k: K_MICRO, goType: 'string', struct: null, elem: null };
@@ -101,7 +104,7 @@ function compileType(defs: Definitions, s: Schema, m: Map<string, StructNode>): 
     case 'boolean':
       return BOOL_NODE;
     case 'integer':
-      return s.format === 'int32' ? INT32_NODE : INT64_NODE;
+      return s.format === 'int32' ? INT32_NODE : s.pointer ? INT64_POINTER_NODE : INT64_NODE;
     case 'any-object':
       return ANY_NODE;
     case 'array': {

@@ -134,3 +134,8 @@ test('encode escapes each HTML-unsafe character alone, and leaves other 0xE2-led
   ];
   for (const [input, json] of cases) assert.ok(note(input).includes(`,"note":${json},`), input);
 });
+
+test('a Go pointer number keeps its 0 (ObjectMeta.deletionGracePeriodSeconds); plain numbers drop it (generation)', () => {
+  const out = encode({ kind: 'Event', apiVersion: 'events.cluster.io/v1', metadata: { name: 'a', generation: 0, deletionGracePeriodSeconds: 0 } }, EVENTS_DEFS, EVENT).toString();
+  assert.match(out, /"metadata":\{"name":"a","deletionGracePeriodSeconds":0\}/);
+});

@@ -46,7 +46,7 @@ function canonValue(t: TypeNode, v: unknown): unknown {
       return v === '' ? undefined : v;
     case K_INT32:
     case K_INT64:
-      return v === 0 ? undefined : v;
+      return v === 0 && !t.keepZero ? undefined : v;
     case K_BOOL:
       return v === false ? undefined : v;
     case K_ANY:

@@ -8,6 +8,7 @@ import type { Event } from '../../apis/events/v1/types.ts';
 import { GROUP, KIND, LIST_KIND, RESOURCE, SHORT_NAMES, SINGULAR, VERBS, VERSION } from '../../apis/events/v1/types.ts';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { encode } from '../../apimachinery/codec/encode.ts';
+import { spliceResourceVersion } from '../../apimachinery/codec/resource-version-splice.ts';
 import type { CacheEntry, ObjectAttrs } from '../../storage/cacher/types.ts';
 import type { Codec, Storage } from '../../storage/interface.ts';
 import { StringPool, ValuePool } from '../../util/intern.ts';
@@ -20,10 +21,14 @@ import { writeEventRow } from './table-bytes.ts';
 
 export const EVENTS_KEY_ROOT = '/events';
 
-/** Stored bytes are canonical JSON, so decoding is a plain parse; encoding orders keys as Go does. */
+/**
+ * Stored bytes are canonical JSON, so decoding is a plain parse; encoding orders keys as Go does, and the
+ * resourceVersion goes in at its place in that order.
+ */
 export const eventCodec: Codec & { decode(value: Buffer): Event } = {
   encode: (obj: KubeObject) => encode(obj, EVENTS_DEFS, EVENT),
   decode: (value: Buffer) => JSON.parse(value.toString('utf8')) as Event,
+  setResourceVersion: spliceResourceVersion,
 };
 
 // Bounded pools shared by every cached event: repeated strings (namespaces, the names, uids and versions of the

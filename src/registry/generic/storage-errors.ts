@@ -16,6 +16,7 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
     case 'Expired':
       return newResourceExpired(err.message);
     case 'TooLargeResourceVersion':
+    case 'Corrupt':
     case 'Internal':
       return newInternalError(err);
   }

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { StatusError, ForbiddenError } from '../../apimachinery/errors.ts';
 import { parseListOptions } from '../../apimachinery/list-options.ts';
 import { MemoryStorage } from '../../storage/memory/storage.ts';
+import { Scheme } from '../../storage/scheme.ts';
 import { defaultUpdatedObjectInfo } from '../rest/update.ts';
 import type { UpdatedObjectInfo } from '../rest/update.ts';
 import { type Widget, gadgetDefinition, widgetDefinition } from '../testing/widgets.ts';
@@ -40,9 +41,10 @@ describe('generic store over memory storage', () => {
   let widgets: Registered<Widget>;
   let gadgets: Registered<Widget>;
   before(async () => {
-    storage = new MemoryStorage({ codec: { encode: (o) => Buffer.from(JSON.stringify(o)), decode: (v) => JSON.parse(v.toString()) }, now: () => clock });
-    widgets = await registerResource(widgetDefinition({ ttlSeconds: () => 0 }), { storage, now: () => clock });
-    gadgets = await registerResource(gadgetDefinition(), { storage, now: () => clock });
+    const scheme = new Scheme();
+    storage = new MemoryStorage({ codec: scheme, now: () => clock });
+    widgets = await registerResource(widgetDefinition({ ttlSeconds: () => 0 }), { storage, scheme, now: () => clock });
+    gadgets = await registerResource(gadgetDefinition(), { storage, scheme, now: () => clock });
   });
   after(async () => {
     widgets.cacher.stop();

@@ -6,6 +6,7 @@
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { listDefinition, metaDefinitions, OBJECT_META, typeMeta } from '../../apis/meta/v1/schema.ts';
 import { encode } from '../../apimachinery/codec/encode.ts';
+import { spliceResourceVersion } from '../../apimachinery/codec/resource-version-splice.ts';
 import { type FieldError, invalid } from '../../apimachinery/field.ts';
 import { defineAll, int64, prop, ref, str, stringMap, type Definitions } from '../../apimachinery/schema.ts';
 import type { ResourceDefinition } from '../generic/registration.ts';
@@ -75,6 +76,7 @@ function codec(definition: string) {
   return {
     encode: (obj: KubeObject) => encode(obj, WIDGET_DEFS, definition),
     decode: (value: Buffer) => JSON.parse(value.toString('utf8')) as Widget,
+    setResourceVersion: spliceResourceVersion,
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * Group commit: every write issued in the same event-loop turn (or within `maxWaitMs`) joins one SQLite
  * transaction, so the per-transaction cost (and with synchronous=FULL the fsync) is paid once per group instead of
- * once per request. Revisions are assigned at issue time, in order; until the group commits, later writes see the
+ * once per request. Revisions are assigned at issue time, in order (the stored bytes do not depend on them, as the
+ * storage contract asks of a backend that learns them only at commit); until the group commits, later writes see the
  * pending state through `pendingFor` (read-your-writes for the write path). A write's promise settles only after
  * its group has committed (or failed: then the whole group is rejected and the pending state is dropped).
  */
@@ -11,13 +12,30 @@ import { StorageError } from '../interface.ts';
 import type { Statements } from './schema.ts';
 import { MULTI_ROWS, MultiRowStatements, TYPE_DELETED } from './schema.ts';
 
+/** What a write stores, before its revision is known. */
+export interface WriteRequest {
+  readonly key: string;
+  /** TYPE_ADDED | TYPE_MODIFIED | TYPE_DELETED */
+  readonly type: number;
+  /** The live row this write supersedes (null for ADDED): its revision and served value. */
+  readonly prev: { readonly rv: number; readonly value: Buffer } | null;
+  readonly expiresAt: number | undefined;
+  /** The bytes for the log row (transformed, without resourceVersion; for DELETED the last value's). */
+  readonly data: Buffer;
+  /** The same before the transformer: what a later write's encoding is compared with. */
+  readonly plain: Buffer;
+}
+
 /** One write, as queued and, after the commit, handed to the watch fan-out. */
 export interface PendingWrite {
   readonly rv: number;
   readonly key: string;
   /** TYPE_ADDED | TYPE_MODIFIED | TYPE_DELETED */
   readonly type: number;
+  /** Served bytes: resourceVersion = rv (for DELETED: the last state at the deletion revision). */
   readonly value: Buffer;
+  readonly data: Buffer;
+  readonly plain: Buffer;
   /** Revision of the row this write supersedes (0 for ADDED). */
   readonly prevRv: number;
   readonly prevValue: Buffer | undefined;
@@ -81,21 +99,17 @@ export class GroupCommitter {
   }
 
   /**
-   * Queues a write at the next revision. `make(rv)` builds the value for that revision; if it throws, nothing is
-   * queued and no revision is used. Resolves with the write once its group has committed.
+   * Queues a write at the next revision. The stored bytes are made before (they do not depend on the revision);
+   * `make(rv)` builds the served value and object for that revision; if it throws, nothing is queued and no
+   * revision is used. Resolves with the write once its group has committed.
    */
-  write(
-    key: string,
-    type: number,
-    prev: { rv: number; value: Buffer } | null,
-    expiresAt: number | undefined,
-    make: (rv: number) => { value: Buffer; object: KubeObject },
-  ): Promise<PendingWrite> {
+  write(req: WriteRequest, make: (rv: number) => { value: Buffer; object: KubeObject }): Promise<PendingWrite> {
     const rv = this.nextRev;
     const { value, object } = make(rv);
     this.nextRev = rv + 1;
+    const { key, type, prev, expiresAt, data, plain } = req;
     return new Promise<PendingWrite>((resolve, reject) => {
-      const w: Queued = { rv, key, type, value, object, expiresAt, prevRv: prev?.rv ?? 0, prevValue: prev?.value, resolve, reject };
+      const w: Queued = { rv, key, type, value, data, plain, object, expiresAt, prevRv: prev?.rv ?? 0, prevValue: prev?.value, resolve, reject };
       if (!this.groupSettled) {
         let resolve!: () => void;
         const promise = new Promise<void>((r) => (resolve = r));
@@ -156,7 +170,7 @@ function writeBatch(stmts: Statements, multi: MultiRowStatements, batch: readonl
     params.length = 0;
     for (let j = i; j < end; j++) {
       const w = batch[j]!;
-      params.push(w.rv, w.key, w.type, w.value, w.prevRv, w.expiresAt ?? null);
+      params.push(w.rv, w.key, w.type, w.data, w.prevRv, w.expiresAt ?? null);
     }
     multi.log(end - i).run(params);
   }

@@ -2,58 +2,80 @@
  * Prefix lists, at the latest revision (from `current`) or at an older one (latest log row per key at or below
  * it). Both walk the key range in keyset pages, so memory stays bounded by the result, not by the range, and a
  * selective predicate never pulls the whole range into one array. Runs synchronously, so every page sees the same
- * committed state.
+ * committed state; values the transformer can only read asynchronously make the pass a ListWait instead.
  */
 import type { ListOptions, ListResult, StoredObject } from '../interface.ts';
+import type { StoredValues } from '../stored-values.ts';
+import { isPromise } from '../value/transformer.ts';
 import type { Statements } from './schema.ts';
 import { TYPE_DELETED, prefixEnd } from './schema.ts';
 
 const PAGE = 1000;
 
-type CurrentRow = [key: string, rv: number, value: Buffer, expiresAt: number | null];
-type HistoryRow = [key: string, rv: number, type: number, value: Buffer, expiresAt: number | null];
+type CurrentRow = [key: string, rv: number, data: Buffer, expiresAt: number | null];
+type HistoryRow = [key: string, rv: number, type: number, data: Buffer, expiresAt: number | null];
 
-function stored(key: string, rv: number, value: Buffer, expiresAt: number | null): StoredObject {
-  return expiresAt === null ? { key, rv, value } : { key, rv, value, expiresAt };
+/**
+ * A list pass that met values the transformer answered asynchronously: once `wait` has settled (it rejects with the
+ * first value that cannot be read), the transformer has them and the list is made again.
+ */
+export class ListWait {
+  constructor(readonly wait: Promise<unknown>) {}
 }
 
-/** Lists `prefix` at revision `at`; `latest` says that `at` is the committed head (served from `current`). */
-export function listAt(stmts: Statements, prefix: string, at: number, latest: boolean, opts: ListOptions): ListResult {
+/**
+ * Lists `prefix` at revision `at`; `latest` says that `at` is the committed head (served from `current`). Values are
+ * read back through `values`; one it cannot read throws its StorageError.
+ */
+export function listAt(stmts: Statements, values: StoredValues, prefix: string, at: number, latest: boolean, opts: ListOptions): ListResult | ListWait {
   const end = prefixEnd(prefix);
   const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
   const { predicate } = opts;
   // Without a predicate, limit+1 rows answer both the page and `more`.
   const pageSize = limit > 0 && !predicate ? Math.min(limit + 1, PAGE) : PAGE;
+  /** Values being read asynchronously: this pass is then only made to collect them. */
+  const waits: Promise<unknown>[] = [];
+  const push = (objs: StoredObject[], key: string, rv: number, data: Buffer, exp: number | null): void => {
+    const value = values.read(key, rv, data);
+    if (isPromise(value)) waits.push(value);
+    else objs.push(exp === null ? { key, rv, value } : { key, rv, value, expiresAt: exp });
+  };
   /** One keyset page from `from`: the live objects in it, how many rows it held, and its last key. */
   const fetch = (from: string): { objs: StoredObject[]; rows: number; lastKey: string } => {
+    const objs: StoredObject[] = [];
     if (latest) {
       const rows = stmts.listCurrent.all(from, end, pageSize) as CurrentRow[];
-      const objs = rows.map(([key, rv, value, exp]) => stored(key, rv, value, exp));
+      for (const [key, rv, data, exp] of rows) push(objs, key, rv, data, exp);
       return { objs, rows: rows.length, lastKey: rows.length ? rows[rows.length - 1]![0] : from };
     }
     const rows = stmts.listAt.all(from, end, at, pageSize) as HistoryRow[];
     // Tombstones count towards the page (so keyset paging stays exact) but are no items.
-    const objs: StoredObject[] = [];
-    for (const [key, rv, type, value, exp] of rows) if (type !== TYPE_DELETED) objs.push(stored(key, rv, value, exp));
+    for (const [key, rv, type, data, exp] of rows) if (type !== TYPE_DELETED) push(objs, key, rv, data, exp);
     return { objs, rows: rows.length, lastKey: rows.length ? rows[rows.length - 1]![0] : from };
   };
 
   const items: StoredObject[] = [];
   let more = false;
   let from = opts.startKey !== undefined && opts.startKey > prefix ? opts.startKey : prefix;
-  for (;;) {
-    const page = fetch(from);
-    for (const obj of page.objs) {
-      if (predicate && !predicate(obj)) continue;
-      if (limit > 0 && items.length === limit) {
-        more = true;
-        break;
+  try {
+    for (;;) {
+      const page = fetch(from);
+      for (const obj of page.objs) {
+        if (predicate && !predicate(obj)) continue;
+        if (limit > 0 && items.length === limit) {
+          more = true;
+          break;
+        }
+        items.push(obj);
       }
-      items.push(obj);
+      if (more || page.rows < pageSize) break;
+      from = page.lastKey + '\0';
     }
-    if (more || page.rows < pageSize) break;
-    from = page.lastKey + '\0';
+  } catch (err) {
+    for (const w of waits) w.catch(() => {}); // the list fails with this error
+    throw err;
   }
+  if (waits.length > 0) return new ListWait(Promise.all(waits));
 
   const result: ListResult = { items, rv: at, more };
   if (!predicate) {

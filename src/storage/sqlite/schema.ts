@@ -1,10 +1,12 @@
 /**
  * The SQLite layout, modelled on k3s-io/kine's log table:
  *
- * - `log`: one row per write, `rv` = revision (the rowid, assigned by us in commit order). Holds the value bytes
- *   (for DELETED rows: the last value re-serialized at the deletion revision, ready to send to watchers), the
- *   previous row of the same key (`prev_rv`) and the TTL deadline. Watch replay pages through it by rowid; lists at
- *   an older revision take the latest row per key with `rv <= R` through the (key, rv) index.
+ * - `log`: one row per write, `rv` = revision (the rowid, assigned by us in commit order). Holds the value bytes as
+ *   the transformer wrote them, without resourceVersion (the row's `rv` supplies it when the value is read; for
+ *   DELETED rows: the last value's bytes, which watchers get at the deletion revision), the previous row of the same
+ *   key (`prev_rv`) and the TTL deadline. Watch replay pages through it by rowid; lists at an older revision take
+ *   the latest row per key with `rv <= R` through the (key, rv) index. Rows written before values were stored
+ *   without resourceVersion still carry one; reading replaces it, so they need no migration.
  * - `current`: key → revision of its live row, plus `expires_at`. It is what makes the hot paths cheap: get is a
  *   primary-key lookup plus a rowid lookup into `log`, a prefix list is a key-range scan, count is an index count,
  *   and the TTL sweep reads a small index over live objects only. It stores no value, so every value is written once.

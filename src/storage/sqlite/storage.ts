@@ -3,7 +3,8 @@
  * watch-hub.ts; lists: list.ts; TTL: ttl-sweeper.ts; WAL checkpoints: checkpointer.ts. Reads (get, list, count,
  * currentRevision) serve committed state only, so nothing that could still roll back is ever shown to a client;
  * the write path (create, guaranteedUpdate, delete) reads through the pending overlay so that writes in one group
- * build on each other.
+ * build on each other. Every value enters and leaves the database through `values` (../stored-values.ts): stored
+ * without resourceVersion and through the transformer, served with it.
  */
 import type Database from 'better-sqlite3';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
@@ -21,11 +22,14 @@ import type {
   WatchHandler,
 } from '../interface.ts';
 import { StorageError } from '../interface.ts';
+import { StoredValues, type ReadValue } from '../stored-values.ts';
+import { identityTransformer } from '../value/identity.ts';
+import { isPromise, type Transformer } from '../value/transformer.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { compactLog } from './compact.ts';
 import { GroupCommitter, type PendingWrite } from './group-commit.ts';
 import { LiveKeyFilter } from './key-filter.ts';
-import { listAt } from './list.ts';
+import { ListWait, listAt } from './list.ts';
 import { TYPE_ADDED, TYPE_DELETED, TYPE_MODIFIED, openDatabase, prefixEnd, prepareStatements, type Statements } from './schema.ts';
 import { TtlSweeper } from './ttl-sweeper.ts';
 import { WatchHub } from './watch-hub.ts';
@@ -34,6 +38,8 @@ export interface SqliteStorageOptions {
   /** Database file (created if missing). */
   path: string;
   codec: Codec;
+  /** Applied to every value on its way into and out of the database, keyed by the storage key (default: identity). */
+  transformer?: Transformer;
   /** NORMAL (default): a commit survives a process crash. FULL: also an OS crash or power loss (one fsync per group). */
   synchronous?: 'NORMAL' | 'FULL';
   /** How long a group waits for more writes after the first one; 0 (default) = until the end of the event-loop turn. At most 2. */
@@ -45,18 +51,28 @@ export interface SqliteStorageOptions {
 }
 
 const COMPACTED = 'compacted';
+/** Passes a list makes while the transformer keeps answering asynchronously (see Transformer) before it gives up. */
+const MAX_LIST_ATTEMPTS = 5;
+
+/** The live object as the write path sees it (upstream's objState). */
+interface Current {
+  readonly stored: StoredObject;
+  /** Its stored encoding with the transformer undone: what a new encoding is compared with. */
+  readonly plain: Buffer;
+  /** Its bytes in the database: a delete's log row keeps them (the last state) as they are. */
+  readonly data: Buffer;
+  readonly stale: boolean;
+}
 
 /** The write path's view of a key: the object (null when absent) and the revision of the write that decided it. */
 interface WriteView {
-  stored: StoredObject | null;
+  current: Current | null;
   version: number;
   /** Read from a write that has not committed yet. */
   pending: boolean;
 }
 
-function isThenable<T>(v: T | Promise<T>): v is Promise<T> {
-  return typeof (v as { then?: unknown } | null)?.then === 'function';
-}
+type CurrentRow = [rv: number, data: Buffer, expiresAt: number | null];
 
 // One literal per case rather than a spread copy: this runs once per write.
 function toStored(w: PendingWrite): StoredObject {
@@ -64,11 +80,21 @@ function toStored(w: PendingWrite): StoredObject {
   return { key: w.key, rv: w.rv, value: w.value, object: w.object, expiresAt: w.expiresAt };
 }
 
+function stored(key: string, rv: number, value: Buffer, expiresAt: number | null): StoredObject {
+  return expiresAt === null ? { key, rv, value } : { key, rv, value, expiresAt };
+}
+
+/** The write path's view of a committed row, read back as `r`. */
+function committedView(key: string, [rv, data, expiresAt]: CurrentRow, r: ReadValue): WriteView {
+  return { current: { stored: stored(key, rv, r.value, expiresAt), plain: r.plain, data, stale: r.stale }, version: rv, pending: false };
+}
+
 export class SqliteStorage implements Storage {
   readonly name = 'sqlite';
   private readonly db: Database.Database;
   private readonly stmts: Statements;
   private readonly codec: Codec;
+  private readonly values: StoredValues;
   private readonly now: () => number;
   private readonly commits: GroupCommitter;
   private readonly hub: WatchHub;
@@ -84,11 +110,12 @@ export class SqliteStorage implements Storage {
     this.stmts = prepareStatements(this.db);
     this.checkpointer = new Checkpointer(opts.path, 100);
     this.codec = opts.codec;
+    this.values = new StoredValues(opts.transformer ?? identityTransformer, opts.codec);
     this.now = opts.now ?? Date.now;
     this.compacted = (this.stmts.getMeta.get(COMPACTED) as number | undefined) ?? 0;
     const head = Math.max((this.stmts.maxRev.get() as number | null) ?? 0, this.compacted);
     const maxWait = Math.min(Math.max(opts.groupCommitMaxWaitMs ?? 0, 0), 2);
-    this.hub = new WatchHub(this.stmts, () => this.commits.committedRev, () => this.compacted);
+    this.hub = new WatchHub(this.stmts, this.values, () => this.commits.committedRev, () => this.compacted);
     const stmts = this.stmts;
     this.keys = new LiveKeyFilter((after, limit) => stmts.keysAfter.all(after, limit) as string[], stmts.countCurrent.get('', prefixEnd('')) as number);
     this.commits = new GroupCommitter(this.db, this.stmts, head, maxWait, (batch) => {
@@ -120,23 +147,42 @@ export class SqliteStorage implements Storage {
 
   async get(key: string): Promise<StoredObject | null> {
     this.checkOpen();
-    const row = this.stmts.getCurrent.get(key) as [number, Buffer, number | null] | undefined;
+    const row = this.stmts.getCurrent.get(key) as CurrentRow | undefined;
     if (!row) return null;
-    return row[2] === null ? { key, rv: row[0], value: row[1] } : { key, rv: row[0], value: row[1], expiresAt: row[2] };
+    const v = this.values.read(key, row[0], row[1]);
+    return stored(key, row[0], isPromise(v) ? await v : v, row[2]);
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
-    this.checkOpen();
-    const head = this.commits.committedRev;
-    if (opts.rv === undefined) return listAt(this.stmts, prefix, head, true, opts);
-    if (opts.rv > head) {
-      throw new StorageError('TooLargeResourceVersion', prefix, `revision ${opts.rv} is newer than the current revision ${head}`, opts.rv);
+    for (let attempt = 1; ; attempt++) {
+      this.checkOpen();
+      const head = this.commits.committedRev;
+      let r: ListResult | ListWait;
+      if (opts.rv === undefined) r = listAt(this.stmts, this.values, prefix, head, true, opts);
+      else {
+        if (opts.rv > head) {
+          throw new StorageError('TooLargeResourceVersion', prefix, `revision ${opts.rv} is newer than the current revision ${head}`, opts.rv);
+        }
+        this.checkNotCompacted(prefix, opts.rv);
+        r = listAt(this.stmts, this.values, prefix, opts.rv, opts.rv === head, opts);
+      }
+      if (!(r instanceof ListWait)) return r;
+      // The transformer had to wait for some values (see Transformer): once it has them, list again in one step.
+      if (attempt === MAX_LIST_ATTEMPTS) {
+        r.wait.catch(() => {}); // given up on: its failure has nobody to tell
+        throw new StorageError('Internal', prefix, `the value transformer still answers asynchronously after ${attempt} passes`);
+      }
+      await r.wait;
     }
-    this.checkNotCompacted(prefix, opts.rv);
-    return listAt(this.stmts, prefix, opts.rv, opts.rv === head, opts);
   }
 
   async create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredObject> {
+    this.checkOpen();
+    // The stored bytes do not depend on the revision: made once, before it is known (see interface.ts).
+    delete obj.metadata.resourceVersion;
+    const plain = this.codec.encode(obj);
+    const d = this.values.toStorage(key, plain);
+    const data = isPromise(d) ? await d : d;
     for (;;) {
       this.checkOpen();
       // Existence only: pending state, else the key filter, and only on its "maybe" the database.
@@ -148,8 +194,8 @@ export class SqliteStorage implements Storage {
         }
         throw new StorageError('KeyExists', key, `key already exists: ${key}`);
       }
-      const w = await this.commits.write(key, TYPE_ADDED, null, this.deadline(ttlSeconds), (rv) => this.encodeAt(obj, rv));
-      return toStored(w);
+      const req = { key, type: TYPE_ADDED, prev: null, expiresAt: this.deadline(ttlSeconds), data, plain };
+      return toStored(await this.commits.write(req, (rv) => this.stamp(obj, plain, rv)));
     }
   }
 
@@ -157,33 +203,52 @@ export class SqliteStorage implements Storage {
     for (;;) {
       this.checkOpen();
       const epoch = this.commits.epoch;
-      const view = this.view(key);
-      const cur = view.stored;
+      // Set when anything was awaited since `view` was taken: then others may have written the key meanwhile.
+      let waited = false;
+      let view = this.view(key);
+      if (isPromise(view)) {
+        view = await view;
+        this.checkOpen();
+        waited = true;
+      }
+      const cur = view.current;
       if (!cur && !opts.ignoreNotFound) {
         if (await this.settledIfPending(key, view)) continue;
         throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       }
       let res: UpdateResult;
       try {
-        const r = opts.tryUpdate(cur);
-        if (isThenable(r)) {
+        const r = opts.tryUpdate(cur ? cur.stored : null);
+        if (isPromise(r)) {
           res = await r;
           this.checkOpen();
-          // Someone wrote the key (or a group failed) while the callback ran: start again from the new state.
-          if (this.changedSince(key, view, epoch)) continue;
+          waited = true;
         } else res = r;
       } catch (err) {
         // A refusal based on state that may still roll back is re-decided on committed state.
         if (await this.settledIfPending(key, view)) continue;
         throw err;
       }
+      // Someone wrote the key (or a group failed) while we waited: start again from the new state.
+      if (waited && this.changedSince(key, view, epoch)) continue;
       const { object, ttlSeconds } = res;
-      if (cur && this.encodeAt(object, cur.rv).value.equals(cur.value)) {
+      delete object.metadata.resourceVersion;
+      const plain = this.codec.encode(object);
+      // Unchanged, as upstream decides it: the same stored bytes, unless the transformer wants them rewritten.
+      if (cur && !cur.stale && plain.equals(cur.plain)) {
         if (await this.settledIfPending(key, view)) continue;
-        return { stored: { ...cur, object }, created: false, noop: true };
+        object.metadata.resourceVersion = String(cur.stored.rv);
+        return { stored: { ...cur.stored, object }, created: false, noop: true };
       }
-      const type = cur ? TYPE_MODIFIED : TYPE_ADDED;
-      const w = await this.commits.write(key, type, cur, this.deadline(ttlSeconds), (rv) => this.encodeAt(object, rv));
+      let data = this.values.toStorage(key, plain);
+      if (isPromise(data)) {
+        data = await data;
+        this.checkOpen();
+        if (this.changedSince(key, view, epoch)) continue;
+      }
+      const prev = cur ? cur.stored : null;
+      const req = { key, type: cur ? TYPE_MODIFIED : TYPE_ADDED, prev, expiresAt: this.deadline(ttlSeconds), data, plain };
+      const w = await this.commits.write(req, (rv) => this.stamp(object, plain, rv));
       return { stored: toStored(w), created: !cur, noop: false };
     }
   }
@@ -192,27 +257,38 @@ export class SqliteStorage implements Storage {
     for (;;) {
       this.checkOpen();
       const epoch = this.commits.epoch;
-      const view = this.view(key);
-      const cur = view.stored;
+      let waited = false;
+      let view = this.view(key);
+      if (isPromise(view)) {
+        view = await view;
+        this.checkOpen();
+        waited = true;
+      }
+      const cur = view.current;
       if (!cur) {
         if (await this.settledIfPending(key, view)) continue;
         throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       }
       if (opts.validateDeletion) {
         try {
-          const r = opts.validateDeletion(cur);
-          if (isThenable(r)) {
+          const r = opts.validateDeletion(cur.stored);
+          if (isPromise(r)) {
             await r;
             this.checkOpen();
-            if (this.changedSince(key, view, epoch)) continue;
+            waited = true;
           }
         } catch (err) {
           if (await this.settledIfPending(key, view)) continue;
           throw err;
         }
       }
-      // Watchers get the last state at the deletion revision; decode a private copy to stamp it.
-      const w = await this.commits.write(key, TYPE_DELETED, cur, undefined, (rv) => this.encodeAt(this.codec.decode(cur.value), rv));
+      if (waited && this.changedSince(key, view, epoch)) continue;
+      // The log row keeps the last state's bytes as they are; watchers get that state at the deletion revision.
+      const req = { key, type: TYPE_DELETED, prev: cur.stored, expiresAt: undefined, data: cur.data, plain: cur.plain };
+      const w = await this.commits.write(req, (rv) => {
+        const value = this.codec.setResourceVersion(cur.plain, rv);
+        return { value, object: this.codec.decode(value) };
+      });
       return toStored(w);
     }
   }
@@ -264,14 +340,20 @@ export class SqliteStorage implements Storage {
     this.db.close();
   }
 
-  /** The write path's view of `key`: the pending write if there is one, else the committed row. */
-  private view(key: string): WriteView {
+  /**
+   * The write path's view of `key`: the pending write if there is one, else the committed row (read back through
+   * the transformer, which may have to wait).
+   */
+  private view(key: string): WriteView | Promise<WriteView> {
     const p = this.commits.pendingFor(key);
-    if (p) return { stored: p.type === TYPE_DELETED ? null : toStored(p), version: p.rv, pending: true };
-    const row = this.stmts.getCurrent.get(key) as [number, Buffer, number | null] | undefined;
-    if (!row) return { stored: null, version: 0, pending: false };
-    const stored = row[2] === null ? { key, rv: row[0], value: row[1] } : { key, rv: row[0], value: row[1], expiresAt: row[2] };
-    return { stored, version: row[0], pending: false };
+    if (p) {
+      const current = p.type === TYPE_DELETED ? null : { stored: toStored(p), plain: p.plain, data: p.data, stale: false };
+      return { current, version: p.rv, pending: true };
+    }
+    const row = this.stmts.getCurrent.get(key) as CurrentRow | undefined;
+    if (!row) return { current: null, version: 0, pending: false };
+    const r = this.values.readFull(key, row[0], row[1]);
+    return isPromise(r) ? r.then((v) => committedView(key, row, v)) : committedView(key, row, r);
   }
 
   /** True when `key` was written, or a group failed, since `view` was taken at `epoch`. */
@@ -289,9 +371,11 @@ export class SqliteStorage implements Storage {
     return true;
   }
 
-  private encodeAt(object: KubeObject, rv: number): { value: Buffer; object: KubeObject } {
+  /** The served form of a write at `rv`: its stored encoding with the revision set, and the object stamped. */
+  private stamp(object: KubeObject, plain: Buffer, rv: number): { value: Buffer; object: KubeObject } {
+    const value = this.codec.setResourceVersion(plain, rv);
     object.metadata.resourceVersion = String(rv);
-    return { value: this.codec.encode(object), object };
+    return { value, object };
   }
 
   private deadline(ttlSeconds: number | undefined): number | undefined {

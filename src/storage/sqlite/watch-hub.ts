@@ -3,9 +3,15 @@
  * event-loop turn, so a long history neither blocks the loop nor lands in memory at once) and joins the live set in
  * the same synchronous step that reads the last page, so no committed change falls between replay and live and
  * none is delivered twice. Watchers are few (the watch cache above holds one), so fan-out is a plain loop.
+ *
+ * Replayed rows are read back through the transformer and get their revision's resourceVersion; live changes carry
+ * the served bytes of the write itself, which never left the process. A value the transformer cannot read ends the
+ * watch with StorageError Corrupt, as upstream's watcher ends with an error event.
  */
 import type { StorageEvent, Watch, WatchHandler } from '../interface.ts';
 import { StorageError } from '../interface.ts';
+import type { StoredValues } from '../stored-values.ts';
+import { isPromise, type MaybePromise } from '../value/transformer.ts';
 import type { PendingWrite } from './group-commit.ts';
 import type { Statements } from './schema.ts';
 import { EVENT_TYPES, prefixEnd } from './schema.ts';
@@ -21,7 +27,7 @@ interface Watcher {
   stopped: boolean;
 }
 
-type ReplayRow = [rv: number, key: string, type: number, value: Buffer, prevRv: number, expiresAt: number | null];
+type ReplayRow = [rv: number, key: string, type: number, data: Buffer, prevRv: number, expiresAt: number | null];
 
 /** The event of a committed write; built field by field (no spread copies: this runs once per write). */
 function liveEvent(write: PendingWrite): StorageEvent {
@@ -37,12 +43,21 @@ function liveEvent(write: PendingWrite): StorageEvent {
   return ev;
 }
 
+/** The event of a replayed log row, its values read back; built field by field (this runs once per row). */
+function replayed(type: number, key: string, rv: number, value: Buffer, prevValue: Buffer | undefined, expiresAt: number | null): StorageEvent {
+  const ev: { -readonly [K in keyof StorageEvent]: StorageEvent[K] } = { type: EVENT_TYPES[type]!, key, rv, value };
+  if (expiresAt !== null) ev.expiresAt = expiresAt;
+  if (prevValue !== undefined) ev.prevValue = prevValue;
+  return ev;
+}
+
 export class WatchHub {
   private readonly live = new Set<Watcher>();
   private readonly all = new Set<Watcher>();
 
   constructor(
     private readonly stmts: Statements,
+    private readonly values: StoredValues,
     private readonly committedRev: () => number,
     private readonly compactedRev: () => number,
   ) {}
@@ -99,18 +114,33 @@ export class WatchHub {
     }
     const head = this.committedRev();
     const rows = this.stmts.logPage.all(w.lastRV, head, w.prefix, w.end, REPLAY_PAGE) as ReplayRow[];
-    for (const [rv, key, type, value, prevRv, expiresAt] of rows) {
-      const prevValue = prevRv > 0 ? (this.stmts.logValue.get(prevRv) as Buffer | undefined) : undefined;
-      const ev: StorageEvent = {
-        type: EVENT_TYPES[type]!,
-        key,
-        rv,
-        value,
-        ...(expiresAt !== null && { expiresAt }),
-        ...(prevValue !== undefined && { prevValue }),
-      };
-      if (!this.deliver(w, ev)) return;
+    const events: MaybePromise<StorageEvent>[] = [];
+    let waiting = false;
+    try {
+      for (const row of rows) {
+        const ev = this.replayEvent(row);
+        events.push(ev);
+        if (isPromise(ev)) waiting = true;
+      }
+    } catch (err) {
+      for (const ev of events) if (isPromise(ev)) ev.catch(() => {}); // the watch ends with the first failure
+      this.fail(w, err instanceof Error ? err : new Error(String(err)));
+      return;
     }
+    if (waiting) {
+      // The transformer had to wait: deliver the page once it has answered, then read on. Going live needs a page
+      // read and delivered in one synchronous step, which a later pass makes.
+      Promise.all(events).then(
+        (evs) => {
+          if (w.stopped) return;
+          for (const ev of evs) if (!this.deliver(w, ev)) return;
+          setImmediate(() => this.replay(w));
+        },
+        (err: unknown) => this.fail(w, err instanceof Error ? err : new Error(String(err))),
+      );
+      return;
+    }
+    for (const ev of events) if (!this.deliver(w, ev as StorageEvent)) return;
     if (rows.length < REPLAY_PAGE) {
       // Everything up to `head` has been seen and nothing commits during this synchronous step: go live.
       if (w.lastRV < head) this.progress(w, head);
@@ -119,6 +149,21 @@ export class WatchHub {
     } else {
       setImmediate(() => this.replay(w));
     }
+  }
+
+  /** The event of a log row: its value (and the previous one) read back, served at their revisions. */
+  private replayEvent([rv, key, type, data, prevRv, expiresAt]: ReplayRow): MaybePromise<StorageEvent> {
+    const value = this.values.read(key, rv, data);
+    const prevData = prevRv > 0 ? (this.stmts.logValue.get(prevRv) as Buffer | undefined) : undefined;
+    let prevValue: MaybePromise<Buffer> | undefined;
+    try {
+      prevValue = prevData === undefined ? undefined : this.values.read(key, prevRv, prevData);
+    } catch (err) {
+      if (isPromise(value)) value.catch(() => {}); // the watch ends with this failure
+      throw err;
+    }
+    if (!isPromise(value) && !isPromise(prevValue)) return replayed(type, key, rv, value, prevValue, expiresAt);
+    return Promise.all([value, prevValue]).then(([v, p]) => replayed(type, key, rv, v, p, expiresAt));
   }
 
   /** Calls the handler; a throwing handler ends its own watch, never the commit that is being published. */

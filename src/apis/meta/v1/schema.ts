@@ -1,5 +1,5 @@
 /** meta/v1 definitions (names as upstream's OpenAPI, where clients look them up). */
-import { type Definition, prop, str, int64, bool, ref } from '../../../apimachinery/schema.ts';
+import { type Definition, prop, str, int64, int64Pointer, bool, ref } from '../../../apimachinery/schema.ts';
 
 export const TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.Time';
 export const MICRO_TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime';
@@ -88,7 +88,7 @@ export const metaDefinitions: Definition[] = [
       prop('generation', int64('Sequence number of the desired state. Not set for events.')),
       prop('creationTimestamp', ref(TIME, 'When the object was created. Set by the server.')),
       prop('deletionTimestamp', ref(TIME, 'When the object will be deleted. Set by the server when a deletion is requested and finalizers remain.')),
-      prop('deletionGracePeriodSeconds', int64('Seconds allowed for graceful termination before deletion.')),
+      prop('deletionGracePeriodSeconds', int64Pointer('Seconds allowed for graceful termination before deletion.')),
       prop('labels', { type: 'map', values: { type: 'string' }, description: 'Key/value pairs used to organize and select objects.', mapType: 'granular' }),
       prop('annotations', { type: 'map', values: { type: 'string' }, description: 'Unstructured key/value data for tools.', mapType: 'granular' }),
       prop('ownerReferences', {
