@@ -4,7 +4,7 @@
  * gitVersion adds our own package version as build metadata.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const KUBE_MAJOR = '1';
@@ -41,17 +41,27 @@ export function readGitCommit(root: string = ROOT): string {
       // A worktree or submodule: `.git` is a file pointing at the real directory.
       const target = /^gitdir: (.+)$/m.exec(readFileSync(gitDir, 'utf8'))?.[1]?.trim();
       if (!target) return '';
-      gitDir = join(root, target);
+      gitDir = resolve(root, target);
     }
     const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
     const ref = /^ref: (.+)$/.exec(head)?.[1];
     if (!ref) return /^[0-9a-f]{40,64}$/.test(head) ? head : '';
+    // A linked worktree keeps only its HEAD; branches live in the main repository's directory (`commondir`).
+    let common = gitDir;
     try {
-      return readFileSync(join(gitDir, ref), 'utf8').trim();
+      common = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
     } catch {
-      const packed = readFileSync(join(gitDir, 'packed-refs'), 'utf8');
-      return packed.split('\n').find((l) => l.endsWith(` ${ref}`))?.split(' ')[0] ?? '';
+      // not a linked worktree
     }
+    for (const dir of new Set([gitDir, common])) {
+      try {
+        return readFileSync(join(dir, ref), 'utf8').trim();
+      } catch {
+        // not a loose ref here
+      }
+    }
+    const packed = readFileSync(join(common, 'packed-refs'), 'utf8');
+    return packed.split('\n').find((l) => l.endsWith(` ${ref}`))?.split(' ')[0] ?? '';
   } catch {
     return '';
   }
