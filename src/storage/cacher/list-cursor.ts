@@ -2,7 +2,7 @@
  * Walking the watch cache's ordered map for lists and initial watch state: cursors that resume after the last key
  * taken (streamed lists), and the key-range helpers of a resource prefix.
  */
-import type { BTree } from './btree.ts';
+import { type BTree, countRangeOf } from './btree.ts';
 import type { CacheEntry, Predicate } from './types.ts';
 
 type Tree = BTree<string, CacheEntry>;
@@ -92,7 +92,10 @@ export function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
-/** Keys in [from, end of prefix range). */
+/**
+ * Keys in [from, end of prefix range), in O(log n): a paginated list reports this on every page
+ * (remainingItemCount), and walking the rest each time made a walk of n items cost O(n²/limit).
+ */
 export function countRange(tree: Tree, from: string, prefix: string): number {
-  return tree.forRange(from, prefixEnd(prefix), false);
+  return countRangeOf(tree, from, prefixEnd(prefix));
 }
