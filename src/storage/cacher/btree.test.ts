@@ -1,7 +1,7 @@
 /** countBelow / countRangeOf: ranks from sorted-btree's cached subtree sizes agree with walking the keys. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BTree, countBelow, countRangeOf } from './btree.ts';
+import { BTree, countBelow, countRangeOf, keyAt } from './btree.ts';
 
 /** A deterministic pseudo-random sequence (the test must not depend on the run). */
 function rng(seed: number): () => number {
@@ -49,6 +49,24 @@ describe('countBelow', () => {
     for (const [p, n] of before) assert.equal(countBelow(snap, p), n);
     t.checkValid();
     snap.checkValid();
+  });
+
+  it('finds the key at every index (keyAt), the inverse of countBelow', () => {
+    const r = rng(11);
+    const t = new BTree<string, number>();
+    for (let i = 0; i < 10_000; i++) t.set(`k${Math.floor(r() * 1e9)}`, i);
+    const snap = t.clone();
+    for (let i = 0; i < 3000; i++) t.delete(t.minKey()!);
+    for (const tree of [t, snap]) {
+      const keys = tree.keysArray();
+      keys.forEach((k, i) => {
+        assert.equal(keyAt(tree, i), k);
+        assert.equal(countBelow(tree, k), i);
+      });
+      assert.equal(keyAt(tree, keys.length), undefined);
+      assert.equal(keyAt(tree, -1), undefined);
+    }
+    assert.equal(keyAt(new BTree<string, number>(), 0), undefined);
   });
 
   it('counts the range of a prefix from any start key', () => {

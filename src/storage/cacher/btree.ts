@@ -51,6 +51,25 @@ export function countBelow(tree: BTree<string, unknown>, key: string): number {
   }
 }
 
+/** The key with `index` keys below it (0-based), or undefined past the end: O(log n), like countBelow. */
+export function keyAt(tree: BTree<string, unknown>, index: number): string | undefined {
+  if (index < 0) return undefined;
+  let node = (tree as unknown as { _root: Node })._root;
+  let i = index;
+  for (;;) {
+    const children = node.children;
+    if (!children) return node.keys[i];
+    let c = 0;
+    for (; c < children.length; c++) {
+      const n = sizeOf(children[c]!);
+      if (i < n) break;
+      i -= n;
+    }
+    if (c === children.length) return undefined;
+    node = children[c]!;
+  }
+}
+
 /** Keys in [low, high). */
 export function countRangeOf(tree: BTree<string, unknown>, low: string, high: string): number {
   return high <= low ? 0 : countBelow(tree, high) - countBelow(tree, low);
