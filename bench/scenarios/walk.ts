@@ -37,6 +37,7 @@ export const WALK_HEAD = [
   'bare: full buffer ms',
   'bare: walk ms',
   'bare walk ÷ full',
+  'bare CPU ms: full → walk',
   'status',
 ];
 
@@ -82,6 +83,7 @@ export async function runWalks(cfg: BenchConfig, s: RunningServer, bare: BareSer
       fmtSpread(spread(bareFull.map((r) => r.totalMs))),
       fmtSpread(spread(bareWalk.map((r) => r.totalMs))),
       fmtSpread(spread(bareRatios)),
+      `${fmt(spread(bareFull.map((r) => r.cpuMs)).median)} → ${fmt(spread(bareWalk.map((r) => r.cpuMs)).median)}`,
       ok ? '200' : JSON.stringify([...full, ...walk].map((r) => r.status)),
     ]);
     log(`  walk ${c.label}: ${fmt(spread(walk.map((r) => r.totalMs)).median)} ms vs full ${fmt(spread(full.map((r) => r.totalMs)).median)} ms, ratio ${fmt(spread(ratios).median)} (bare ${fmt(spread(bareRatios).median)})`);
