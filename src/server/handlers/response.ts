@@ -112,6 +112,7 @@ async function streamBody(ctx: RequestContext, out: ChunkBuilder, cursor: Served
   }
   res.writeHead(200, { 'content-type': 'application/json' });
   let unflushed = 0;
+  let first = true;
   for (;;) {
     let full = false;
     for (const chunk of out.takeFull()) {
@@ -122,7 +123,12 @@ async function streamBody(ctx: RequestContext, out: ChunkBuilder, cursor: Served
     if (full && unflushed >= WRITE_WINDOW) {
       await drained(res);
       unflushed = 0;
+    } else if (first) {
+      // Data leaves only when the loop turns: let the first chunk go while the rest is built, so the reader starts
+      // on it (one turn per list; a page of a walk otherwise reached the client only once wholly built).
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    first = false;
     if (res.destroyed || (res as { writableEnded?: boolean }).writableEnded) return;
     if (!more) break;
     more = cursor.next(visit);
