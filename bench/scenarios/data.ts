@@ -1,7 +1,8 @@
 /**
  * The big-store part of the run on one fresh server: load events through the API (timed), take RSS after 100k
- * and after all events (scenario 7), run the lists (3) and selective lists (4) at both sizes, and resume a watch
- * from a resourceVersion taken shortly before the end of the bulk load (6).
+ * and after all events (scenario 7), run the lists (3) and selective lists (4) at both sizes, walk every stored
+ * event with limit=500 (3, issue 9), and resume a watch from a resourceVersion taken shortly before the end of the
+ * bulk load (6). `listsOnly` (`--only=list`) stops after the lists of the two namespaces.
  */
 import { h2Get, type BareServer, type RunningServer } from '../lib/apiserver.ts';
 import type { BenchConfig } from '../lib/config.ts';
@@ -11,7 +12,7 @@ import { newSection, type Section } from '../lib/report.ts';
 import { fmt, fmtSpread, judge, spread } from '../lib/stats.ts';
 import type { FetchResult } from '../load/fetch.ts';
 import type { LoadResult } from '../load/http-load.ts';
-import { runLists, type ListCase } from './list.ts';
+import { addWalks, runLists, type ListCase } from './list.ts';
 import { measureSelective, selectiveSection } from './selective.ts';
 
 const MiB = 2 ** 20;
@@ -47,7 +48,7 @@ async function currentRv(s: RunningServer): Promise<string> {
   return (JSON.parse(r.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
 }
 
-export async function runData(cfg: BenchConfig, s: RunningServer, bare: BareServer, log: (m: string) => void): Promise<Section[]> {
+export async function runData(cfg: BenchConfig, s: RunningServer, bare: BareServer, log: (m: string) => void, listsOnly = false): Promise<Section[]> {
   const loads: Loaded[] = [];
   const rssEmpty = await settledRss(s.pid);
   const L = cfg.listLarge;
@@ -55,9 +56,9 @@ export async function runData(cfg: BenchConfig, s: RunningServer, bare: BareServ
 
   loads.push({ label: `${fmt(L)} into one namespace`, count: L, r: await load(cfg, s, { namespace: 'list-large', namePrefix: 'e-' }, 0, L) });
   log(`  loaded ${fmt(L)}: ${fmt(loads.at(-1)!.r.okPerS)}/s`);
-  const rssL = await settledRss(s.pid);
-  const selSmall = await measureSelective(cfg, s, L, L / 10);
-  log('  selective lists at the smaller store done');
+  const rssL = listsOnly ? 0 : await settledRss(s.pid);
+  const selSmall = listsOnly ? undefined : await measureSelective(cfg, s, L, L / 10);
+  if (selSmall) log('  selective lists at the smaller store done');
 
   loads.push({ label: `${fmt(S)} into another namespace`, count: S, r: await load(cfg, s, { namespace: 'list-small', namePrefix: 'e-' }, L, S) });
   const cases: ListCase[] = [
@@ -65,9 +66,13 @@ export async function runData(cfg: BenchConfig, s: RunningServer, bare: BareServ
     { label: `${fmt(S)} Table`, path: `${API_PREFIX}/namespaces/list-small/events`, events: S, table: true },
     { label: `${fmt(L)} JSON`, path: `${API_PREFIX}/namespaces/list-large/events`, events: L, goals: true },
     { label: `${fmt(L)} Table`, path: `${API_PREFIX}/namespaces/list-large/events`, events: L, table: true, goals: true },
-    { label: `${fmt(L)} walk limit=500`, path: `${API_PREFIX}/namespaces/list-large/events?limit=500`, events: L, paginate: true },
   ];
-  const lists = await runLists(cfg, s, bare, cases, log);
+  const walks = [
+    { label: `${fmt(S)} events (one namespace)`, path: `${API_PREFIX}/namespaces/list-small/events`, events: S },
+    { label: `${fmt(L)} events (one namespace)`, path: `${API_PREFIX}/namespaces/list-large/events`, events: L },
+  ];
+  const lists = await runLists(cfg, s, bare, cases, walks, log);
+  if (listsOnly) return [lists];
 
   // The resume point sits `replay` changes before the end of the bulk load: the replay volume stands in for an
   // hour of retention (1,000 events/s × 1 h = 3.6M) at a size that streams in seconds, not minutes.
@@ -87,6 +92,8 @@ export async function runData(cfg: BenchConfig, s: RunningServer, bare: BareServ
   const rssBig = await settledRss(s.pid);
   const selBig = await measureSelective(cfg, s, cfg.bulkTotal, L / 10);
   log('  selective lists at the full store done');
+  // Every stored event, across namespaces: what `kubectl get events -A` walks.
+  await addWalks(cfg, s, bare, lists, [{ label: `${fmt(cfg.bulkTotal)} events (every namespace)`, path: `${API_PREFIX}/events`, events: cfg.bulkTotal }], log);
 
   const resumes: (FetchResult & { peak: number })[] = [];
   for (let r = 0; r < cfg.runs; r++) {
@@ -125,5 +132,5 @@ export async function runData(cfg: BenchConfig, s: RunningServer, bare: BareServ
   resume.notes.push(`Per run — HTTP status, and what ended the read (expected = every change arrived; server = the server closed the stream early): ${resumes.map((r) => `${Object.keys(r.status).join('/')} ${r.endedBy ?? '?'}`).join('; ')}.`);
   resume.goals.push(judge({ id: 'G10', text: `resume from a resourceVersion ${fmt(replay)} changes old without 410: events missing per run`, direction: 'atMost', target: 0 }, resumes.map((r) => replay - (r.events ?? 0)), { ok: resumes.every((r) => r.errorFrames === 0 && r.status['200'] !== undefined && !r.requestError), why: 'ERROR frame (410), non-200 answer or failed request' }));
 
-  return [lists, selectiveSection(selSmall, selBig), resume, mem];
+  return [lists, selectiveSection(selSmall!, selBig), resume, mem];
 }

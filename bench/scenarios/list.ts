@@ -1,7 +1,7 @@
 /**
- * Scenario 3: lists of one namespace (JSON, and Table as kubectl asks for it) and a limit=500 walk, each
- * alternating with the bare server streaming a prebuilt buffer of the same byte count over the same transport.
- * The server's RSS is sampled every 5 ms during each list for the extra memory it takes.
+ * Scenario 3: lists of one namespace (JSON, and Table as kubectl asks for it), each alternating with the bare server
+ * streaming a prebuilt buffer of the same byte count over the same transport; the server's RSS is sampled every
+ * 5 ms during each list for the extra memory it takes. Then limit=500 walks against full lists (walk.ts).
  */
 import type { BareServer, RunningServer } from '../lib/apiserver.ts';
 import type { BenchConfig } from '../lib/config.ts';
@@ -9,6 +9,7 @@ import { runChild, sampleRss } from '../lib/proc.ts';
 import { newSection, type Section } from '../lib/report.ts';
 import { fmt, fmtSpread, judge, spread } from '../lib/stats.ts';
 import type { FetchResult } from '../load/fetch.ts';
+import { runWalks, WALK_HEAD, WALK_LIMIT, WALK_TARGET, type WalkCase } from './walk.ts';
 
 export const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 
@@ -17,7 +18,6 @@ export interface ListCase {
   path: string;
   events: number;
   table?: boolean;
-  paginate?: boolean;
   /** Judge the issue's list goals on this case. */
   goals?: boolean;
 }
@@ -32,10 +32,10 @@ function fetchArgs(origin: string, s: RunningServer, mode: 'get' | 'paginate', p
   return { origin, creds: s.creds, transport: 'h2', mode, paths: [path], ...(headers ? { headers } : {}) };
 }
 
-export async function runLists(cfg: BenchConfig, s: RunningServer, bare: BareServer, cases: ListCase[], log: (m: string) => void): Promise<Section> {
+export async function runLists(cfg: BenchConfig, s: RunningServer, bare: BareServer, cases: ListCase[], walks: WalkCase[], log: (m: string) => void): Promise<Section> {
   const section = newSection(
     '3. List',
-    'One namespace listed whole over HTTP/2 (JSON; Table with kubectl\'s Accept header) and walked with limit=500. Baseline: the bare server sending a prebuilt buffer of the same number of bytes (for the walk: the walk\'s total) in one response. MB/s = bytes ÷ time to last byte. Extra RSS = server peak RSS during the list − RSS before it.',
+    'One namespace listed whole over HTTP/2 (JSON; Table with kubectl\'s Accept header). Baseline: the bare server sending a prebuilt buffer of the same number of bytes in one response. MB/s = bytes ÷ time to last byte. Extra RSS = server peak RSS during the list − RSS before it.',
   );
   const rows: string[][] = [];
   for (const c of cases) {
@@ -43,7 +43,7 @@ export async function runLists(cfg: BenchConfig, s: RunningServer, bare: BareSer
     const bares: FetchResult[] = [];
     for (let i = 0; i < cfg.pairs; i++) {
       const sampler = sampleRss(s.pid, 5);
-      const o = await runChild<FetchResult>('load/fetch.ts', fetchArgs(s.origin, s, c.paginate ? 'paginate' : 'get', c.path, c.table ? { accept: TABLE_ACCEPT } : undefined), 300_000, `list ${c.label}`);
+      const o = await runChild<FetchResult>('load/fetch.ts', fetchArgs(s.origin, s, 'get', c.path, c.table ? { accept: TABLE_ACCEPT } : undefined), 300_000, `list ${c.label}`);
       const rss = sampler.stop();
       ours.push({ ...o, extraRss: rss.peak - rss.start });
       bares.push(await runChild<FetchResult>('load/fetch.ts', fetchArgs(bare.origin, s, 'get', `/buf?bytes=${o.bytes}`), 300_000, 'bare buffer'));
@@ -60,7 +60,6 @@ export async function runLists(cfg: BenchConfig, s: RunningServer, bare: BareSer
       fmtSpread(spread(ratios)),
       fmtSpread(spread(ours.map((o) => o.ttfb.p50))),
       fmtSpread(spread(ours.map((o) => o.extraRss / 2 ** 20))),
-      c.paginate ? fmt(spread(ours.map((o) => o.pages ?? 0)).median) : '1',
       okStatus ? '200' : JSON.stringify(ours.map((o) => o.status)),
     ]);
     log(`  list ${c.label}: ${fmt(spread(ours.map((o) => o.totalMs)).median)} ms, ratio ${fmt(spread(ratios).median)}`);
@@ -71,6 +70,27 @@ export async function runLists(cfg: BenchConfig, s: RunningServer, bare: BareSer
       section.goals.push(judge({ id: 'G5c', text: `list ${c.label}: extra server RSS during the list ≤ 32 MB`, direction: 'atMost', target: 32 }, ours.map((o) => o.extraRss / 2 ** 20)));
     }
   }
-  section.tables.push({ head: ['list', 'MB', 'ours ms', 'ours MB/s', 'bare MB/s', 'ratio (per pair)', 'first byte ms', 'extra RSS MiB', 'pages', 'status'], rows });
+  section.tables.push({ head: ['list', 'MB', 'ours ms', 'ours MB/s', 'bare MB/s', 'ratio (per pair)', 'first byte ms', 'extra RSS MiB', 'status'], rows });
+  await addWalks(cfg, s, bare, section, walks, log);
   return section;
+}
+
+/**
+ * Issue 9: walks with limit=500 against one full list of the same events, as a table of its own in this section
+ * (called again after the bulk load for the walk of every stored event).
+ */
+export async function addWalks(cfg: BenchConfig, s: RunningServer, bare: BareServer, section: Section, walks: WalkCase[], log: (m: string) => void): Promise<void> {
+  if (!walks.length) return;
+  const r = await runWalks(cfg, s, bare, walks, log);
+  let t = section.tables.find((x) => x.head === WALK_HEAD);
+  if (!t) {
+    t = {
+      caption: `**Paged walk against one full list (issue 9, goal I9).** \`?limit=${WALK_LIMIT}\`, then \`&continue=<token>\` until the last page, one request at a time on one HTTP/2 connection (how kubectl pages every \`get\`), against one full list of the same events in the same pair: ratio = walk time ÷ full-list time, goal ≤ ${WALK_TARGET}. The client parses neither body. Server CPU from /proc around each fetch. Bare: the bare server's buffer of the full list's bytes, and as many sequential GETs of a buffer of the average page's bytes as the walk had pages; its ratio is what the extra requests cost a server that does nothing else (the floor on this machine with this client).`,
+      head: WALK_HEAD,
+      rows: [],
+    };
+    section.tables.push(t);
+  }
+  t.rows.push(...r.rows);
+  section.goals.push(...r.goals);
 }

@@ -53,10 +53,22 @@ export async function listObjects(src: ListSource, prefix: string, opts: ListOpt
       else if (n > 0) await src.cacher.waitUntilFresh(n);
     }
   }
+  const at = { ...(exactRV !== undefined ? { rv: exactRV } : {}), ...(startKey ? { startKey } : {}), predicate };
   if (limit === 0) {
     // A whole list from the cache is not collected: the writer walks its snapshot straight into the socket.
-    const view = src.cacher.listView(prefix, { ...(exactRV !== undefined ? { rv: exactRV } : {}), ...(startKey ? { startKey } : {}), predicate });
+    const view = src.cacher.listView(prefix, at);
     if (view) return new ViewList(view, opts.shardSelector?.toString());
+  } else {
+    // So is an unfiltered page (what kubectl's walk by 500 asks for): the cache finds where it ends without a walk.
+    const page = src.cacher.pageView(prefix, { ...at, limit });
+    if (page) {
+      const l = new ViewList(page, opts.shardSelector?.toString());
+      if (page.more && page.lastKey !== undefined) {
+        l.continue = encodeContinue(page.lastKey.slice(prefix.length) + '\0', page.rv);
+        if (!hasSelectors(opts)) l.remainingItemCount = page.remaining;
+      }
+      return l;
+    }
   }
   const page = await readPage(src, prefix, predicate, exactRV, startKey, limit, opts.continue);
   const result: ListResult = { items: page.items, resourceVersion: String(page.rv) };
@@ -105,12 +117,14 @@ async function readPage(
 }
 
 /**
- * An unpaged list over a cache snapshot (no continue, no remaining count). Writers take `listCursor` and stream;
- * `items` is collected from the same snapshot only when someone asks for the array.
+ * A list or one page of it over a cache snapshot. Writers take `listCursor` and stream; `items` is collected from the
+ * same snapshot only when someone asks for the array.
  */
 class ViewList implements ListResult {
   readonly resourceVersion: string;
   readonly shardSelector?: string;
+  continue?: string;
+  remainingItemCount?: number;
   #items: Served[] | undefined;
 
   constructor(

@@ -17,7 +17,8 @@ import type { Storage } from '../../storage/interface.ts';
 import type { Negotiated } from '../negotiation.ts';
 import type { RequestContext } from './context.ts';
 import { type ResourceScope, servedBytes } from '../../registry/rest/scope.ts';
-import { writeList } from './response.ts';
+import { CHUNK } from './chunks.ts';
+import { WRITE_WINDOW, writeList } from './response.ts';
 import { toTable } from '../../registry/rest/table.ts';
 
 /** A response that takes bytes slowly (a callback per write on the next turn), as a socket under backpressure. */
@@ -43,6 +44,16 @@ class Sink extends Writable {
   }
 }
 
+/** A slow socket that records the most bytes the list left waiting in it. */
+class SlowSink extends Sink {
+  maxBuffered = 0;
+  override write(chunk: Buffer): boolean {
+    const ok = super.write(chunk);
+    this.maxBuffered = Math.max(this.maxBuffered, this.writableLength);
+    return ok;
+  }
+}
+
 const JSON_N: Negotiated = { mediaType: 'application/json', pretty: false };
 const TABLE_N: Negotiated = { mediaType: 'application/json', as: 'Table', pretty: false };
 
@@ -63,10 +74,9 @@ function event(i: number, ns: string): Event {
   } as unknown as Event;
 }
 
-async function list(scope: ResourceScope, ns: string, query: string, n: Negotiated): Promise<{ sink: Sink; l: ListResult }> {
+async function list(scope: ResourceScope, ns: string, query: string, n: Negotiated, sink = new Sink()): Promise<{ sink: Sink; l: ListResult }> {
   const opts = parseListOptions(new URLSearchParams(query), { watchPath: false, supportedFieldLabels: scope.supportedFieldLabels });
   const l = await scope.store.list(ns, opts);
-  const sink = new Sink();
   const ctx = { res: sink, query: new URLSearchParams(query), scope, warnings: [] } as unknown as RequestContext;
   await writeList(ctx, l, n);
   if (!sink.writableFinished) await new Promise((r) => sink.on('finish', r));
@@ -85,6 +95,8 @@ describe('writeList', () => {
     core = registerCoreEvents(events, { ttlSeconds: 0 }).scope;
     for (let i = 0; i < 300; i++) await events.store.create('big', event(i, 'big'), undefined, { dryRun: false });
     for (let i = 0; i < 2; i++) await events.store.create('small', event(i, 'small'), undefined, { dryRun: false });
+    // ~1.3 KB each: about twice the write window.
+    await Promise.all(Array.from({ length: 1700 }, (_, i) => events.store.create('huge', event(i, 'huge'), undefined, { dryRun: false })));
   });
   after(async () => {
     events.cacher.stop();
@@ -140,6 +152,19 @@ describe('writeList', () => {
     } while (cont);
     assert.equal(seen.length, 300);
     assert.equal(new Set(seen).size, 300);
+  });
+
+  it('leaves at most the write window waiting in a slow socket, and a page no larger than it without a wait', async () => {
+    const whole = new SlowSink();
+    const { l } = await list(events.scope, 'huge', '', JSON_N, whole);
+    assert.ok(whole.body().length > 2 * WRITE_WINDOW);
+    assert.equal((JSON.parse(whole.body()) as { items: unknown[] }).items.length, l.items.length);
+    assert.ok(whole.maxBuffered <= WRITE_WINDOW + 2 * CHUNK, `${whole.maxBuffered} bytes waiting`);
+    const page = new SlowSink();
+    await list(events.scope, 'huge', 'limit=500', JSON_N, page);
+    assert.ok(page.body().length < WRITE_WINDOW);
+    // Every chunk but the last was handed over at once: the page did not wait for the socket between chunks.
+    assert.ok(page.maxBuffered >= page.body().length - 2 * CHUNK, `${page.maxBuffered} of ${page.body().length} bytes`);
   });
 
   it('filters a streamed list with selectors (index and scan)', async () => {

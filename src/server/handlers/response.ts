@@ -7,7 +7,6 @@ import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { listCursor, type ServedCursor } from '../../registry/generic/list.ts';
 import type { ListResult, Served } from '../../registry/rest/served.ts';
 import { goJSON } from '../../apimachinery/codec/encode.ts';
-import { writeAndDrain } from '../http-types.ts';
 import { parseIncludeObject, type Negotiated } from '../negotiation.ts';
 import { writeBytes, writeValue } from '../responsewriters.ts';
 import { servedBytes } from '../../registry/rest/scope.ts';
@@ -86,6 +85,14 @@ export async function writeList(ctx: RequestContext, l: ListResult, n: Negotiate
 }
 
 /**
+ * Bytes a list may have written but not yet flushed before it waits for the socket. Waiting after every chunk
+ * costs an event-loop round trip, a socket write and the HTTP/2 session's send pass per 64 KiB (measured: +70 % server
+ * CPU for a 600 KB page, +55 % for 6 MB); with this window a page of kubectl's 500 events leaves without a wait and
+ * a whole list waits once per MiB, while a slow reader still holds at most this much of a list in memory.
+ */
+export const WRITE_WINDOW = 1 << 20;
+
+/**
  * Writes a list body item by item from `cursor` as the socket takes it. A body that ends within the first chunk
  * leaves in one write with its Content-Length; a longer one starts after its first chunk and is sent chunked, so
  * the first byte never waits for the whole list.
@@ -105,16 +112,43 @@ async function streamBody(ctx: RequestContext, out: ChunkBuilder, cursor: Served
     return;
   }
   res.writeHead(200, { 'content-type': 'application/json' });
+  let unflushed = 0;
+  let first = true;
   for (;;) {
-    let wait: Promise<void> | undefined;
-    for (const chunk of out.takeFull()) wait = writeAndDrain(res, chunk) ?? wait;
-    if (wait) await wait;
+    let full = false;
+    for (const chunk of out.takeFull()) {
+      // A write that returns true left the buffer below its high-water mark: nothing much is waiting.
+      full = !res.write(chunk);
+      unflushed = full ? unflushed + chunk.length : 0;
+    }
+    if (full && unflushed >= WRITE_WINDOW) {
+      await drained(res);
+      unflushed = 0;
+    } else if (first) {
+      // Data leaves only when the loop turns: let the first chunk go while the rest is built, so the reader starts
+      // on it (one turn per list; a page of a walk otherwise reached the client only once wholly built).
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    first = false;
     if (res.destroyed || (res as { writableEnded?: boolean }).writableEnded) return;
     if (!more) break;
     more = cursor.next(visit);
   }
   out.text(tail);
   res.end(out.takeAll());
+}
+
+/** Resolves when the response's buffer has emptied (after a write returned false) or the response closed. */
+function drained(res: RequestContext['res']): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /**

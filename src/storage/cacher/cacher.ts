@@ -15,7 +15,7 @@ import { StorageError } from '../interface.ts';
 import { ValueArena } from './arena.ts';
 import { BTree } from './btree.ts';
 import { FieldIndex } from './field-index.ts';
-import { type CacheListView, KeysCursor, RangeCursor, countRange, filtered, prefixEnd } from './list-cursor.ts';
+import { type CacheListView, type CachePageView, KeysCursor, RangeCursor, countRange, filtered, pageBounds, prefixEnd } from './list-cursor.ts';
 import { CacheEvent, Entry, type CacheEntry, type ObjectAttrs, type Predicate, type WatchEventType } from './types.ts';
 
 export interface CacherOptions {
@@ -426,19 +426,43 @@ export class Cacher {
     return result;
   }
 
-  #keepSnapshot(rv: number): void {
+  /** Keeps (or refreshes) the snapshot of the current revision `rv` for continue tokens, and returns it. */
+  #keepSnapshot(rv: number): Tree {
     const now = Date.now();
     for (const [k, s] of this.#snapshots) if (now - s.at > this.#o.snapshotTTLms) this.#snapshots.delete(k);
     const existing = this.#snapshots.get(rv);
     if (existing) {
       existing.at = now;
-      return;
+      return existing.tree;
     }
     if (this.#snapshots.size >= this.#o.snapshotLimit) {
       const oldest = this.#snapshots.keys().next().value;
       if (oldest !== undefined) this.#snapshots.delete(oldest);
     }
-    this.#snapshots.set(rv, { tree: this.#tree.clone(), at: now });
+    const tree = this.#tree.clone();
+    this.#snapshots.set(rv, { tree, at: now });
+    return tree;
+  }
+
+  /**
+   * One page of an unfiltered paginated list, to be walked at the reader's pace like listView: where the page ends
+   * and how many entries follow come from ranks in the tree (O(log n)), so a page is neither collected nor counted
+   * by walking the rest. Keeps the snapshot for the continue token exactly as `list` does. Undefined when the
+   * revision is neither current nor kept, or when the predicate filters (then `list` collects the page).
+   */
+  pageView(prefix: string, opts: CacheListOptions & { limit: number }): CachePageView | undefined {
+    const pred = opts.predicate;
+    if (!pred.everything || !(opts.limit > 0)) return undefined;
+    const at = this.#at(opts.rv);
+    if (!at) return undefined;
+    const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
+    const b = pageBounds(at.tree, from, prefixEnd(prefix), opts.limit);
+    let tree = at.tree;
+    // The page is written over several socket writes: walk a snapshot, never the live map.
+    if (tree === this.#tree) tree = b.more ? this.#keepSnapshot(at.rv) : tree.clone();
+    const page: CachePageView = { rv: at.rv, more: b.more, remaining: b.remaining, cursor: () => new RangeCursor(tree, from, b.end, pred) };
+    if (b.lastKey !== undefined) page.lastKey = b.lastKey;
+    return page;
   }
 
   /**

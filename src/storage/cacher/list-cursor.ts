@@ -2,7 +2,7 @@
  * Walking the watch cache's ordered map for lists and initial watch state: cursors that resume after the last key
  * taken (streamed lists), and the key-range helpers of a resource prefix.
  */
-import type { BTree } from './btree.ts';
+import { type BTree, countBelow, countRangeOf, keyAt } from './btree.ts';
 import type { CacheEntry, Predicate } from './types.ts';
 
 type Tree = BTree<string, CacheEntry>;
@@ -12,6 +12,16 @@ export interface CacheListView {
   rv: number;
   /** A fresh walk over the whole view, from its first entry. */
   cursor(): CacheCursor;
+}
+
+/** One page of a paginated list from the cache (Cacher.pageView), to be walked like a whole list. */
+export interface CachePageView extends CacheListView {
+  /** Whether entries follow the page in its range. */
+  more: boolean;
+  /** The page's last key when `more` (the continue token starts after it). */
+  lastKey?: string;
+  /** Entries in the range after the page. */
+  remaining: number;
 }
 
 export interface CacheCursor {
@@ -87,12 +97,28 @@ export function* filtered(tree: Tree, prefix: string, pred: Predicate): Generato
   }
 }
 
+/**
+ * Where a page of at most `limit` entries of [from, end) ends, unfiltered, from ranks in O(log n): the exclusive
+ * end key to walk to, whether entries follow, the last key of the page and how many follow.
+ */
+export function pageBounds(tree: Tree, from: string, end: string, limit: number): { end: string; more: boolean; lastKey?: string; remaining: number } {
+  const first = countBelow(tree, from);
+  const n = end > from ? countBelow(tree, end) - first : 0;
+  if (n <= limit) return { end, more: false, remaining: 0 };
+  const lastKey = keyAt(tree, first + limit - 1)!;
+  // lastKey + '\0' is the next string after lastKey: the walk stops right after it.
+  return { end: lastKey + '\0', more: true, lastKey, remaining: n - limit };
+}
+
 /** The first key above every key under `prefix` (prefixes end in '/': bump that last character). */
 export function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
-/** Keys in [from, end of prefix range). */
+/**
+ * Keys in [from, end of prefix range), in O(log n): a paginated list reports this on every page
+ * (remainingItemCount), and walking the rest each time made a walk of n items cost O(n²/limit).
+ */
 export function countRange(tree: Tree, from: string, prefix: string): number {
-  return tree.forRange(from, prefixEnd(prefix), false);
+  return countRangeOf(tree, from, prefixEnd(prefix));
 }
