@@ -80,7 +80,7 @@ describe('events over SQLite at the edges of history', () => {
     const second = await registerEvents(storage, { ttlSeconds: 0 });
     const seen: string[] = [];
     const errors: Error[] = [];
-    const w = second.cacher.watch('/events/wr/', { fromRV: rvA, sendInitialEvents: false, predicate: EVERYTHING }, {
+    const w = await second.cacher.watchObjects('/events/wr/', { resourceVersion: String(rvA), sendInitialEvents: false, predicate: EVERYTHING }, {
       onEvent: (ev, type) => seen.push(`${type} ${ev.entry.attrs.name}`),
       onError: (e) => errors.push(e),
     });
@@ -91,7 +91,7 @@ describe('events over SQLite at the edges of history', () => {
 
     await storage.compact(await storage.currentRevision());
     const gone: Error[] = [];
-    second.cacher.watch('/events/wr/', { fromRV: rvA, sendInitialEvents: false, predicate: EVERYTHING }, { onEvent: () => {}, onError: (e) => gone.push(e) });
+    await second.cacher.watchObjects('/events/wr/', { resourceVersion: String(rvA), sendInitialEvents: false, predicate: EVERYTHING }, { onEvent: () => {}, onError: (e) => gone.push(e) });
     await new Promise((r) => setTimeout(r, 20));
     assert.equal(gone.length, 1);
     assert.equal((gone[0] as { code?: string }).code, 'Expired');

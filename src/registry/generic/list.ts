@@ -1,119 +1,46 @@
 /**
- * The LIST read path of the generic store: which revision a list is served at (unset = consistent read, "0" = any,
- * N = not older than N or exactly N), paging with continue tokens over a cache snapshot, and reading older
- * revisions from storage until they are compacted (then 410 Expired, with a fresh token for continues).
+ * The LIST read path of the generic store: the request's continue token and selectors in, a ListResult out. Which
+ * revision is served and from where (cache snapshot or storage) is the cacher's decision (storage/cacher/cacher.ts);
+ * here a compacted revision becomes upstream's 410, with a fresh token for continues.
  */
-import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { decodeContinue, encodeContinue } from '../../apimachinery/continue.ts';
 import { newResourceExpired } from '../../apimachinery/errors.ts';
 import type { ListOptions } from '../../apimachinery/list-options.ts';
-import { parseResourceVersion } from '../../apimachinery/resource-version.ts';
-import type { Cacher } from '../../storage/cacher/cacher.ts';
+import type { Cacher, GetListResult } from '../../storage/cacher/cacher.ts';
 import type { CacheListView } from '../../storage/cacher/list-cursor.ts';
-import type { ObjectAttrs, Predicate } from '../../storage/cacher/types.ts';
-import { type Codec, type Storage, type StoredObject, StorageError } from '../../storage/interface.ts';
+import { StorageError } from '../../storage/interface.ts';
 import { buildPredicate, hasSelectors } from './predicate.ts';
 import type { ListResult, Served } from '../rest/served.ts';
 
 export const CONTINUE_EXPIRED =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
-export interface ListSource {
-  cacher: Cacher;
-  storage: Storage;
-  codec: Codec;
-  attrs(obj: KubeObject): ObjectAttrs;
-}
-
-interface Page {
-  items: Served[];
-  rv: number;
-  more: boolean;
-  remaining?: number;
-}
-
-export async function listObjects(src: ListSource, prefix: string, opts: ListOptions): Promise<ListResult> {
-  const predicate = buildPredicate(opts);
-  const limit = opts.limit > 0 ? opts.limit : 0;
-  let exactRV: number | undefined;
-  let startKey: string | undefined;
-  if (opts.continue) {
-    const token = decodeContinue(opts.continue);
-    startKey = prefix + token.start;
-    if (token.rv > 0) exactRV = token.rv;
-    else await src.cacher.waitForConsistentRead();
-  } else {
-    const rv = opts.resourceVersion;
-    const match = opts.resourceVersionMatch ?? '';
-    if (rv === undefined || rv === '') {
-      await src.cacher.waitForConsistentRead();
-    } else {
-      const n = parseResourceVersion(rv);
-      if (match === 'Exact' || (match === '' && limit > 0 && n > 0)) exactRV = n;
-      else if (n > 0) await src.cacher.waitUntilFresh(n);
-    }
-  }
-  const at = { ...(exactRV !== undefined ? { rv: exactRV } : {}), ...(startKey ? { startKey } : {}), predicate };
-  if (limit === 0) {
-    // A whole list from the cache is not collected: the writer walks its snapshot straight into the socket.
-    const view = src.cacher.listView(prefix, at);
-    if (view) return new ViewList(view, opts.shardSelector?.toString());
-  } else {
-    // So is an unfiltered page (what kubectl's walk by 500 asks for): the cache finds where it ends without a walk.
-    const page = src.cacher.pageView(prefix, { ...at, limit });
-    if (page) {
-      const l = new ViewList(page, opts.shardSelector?.toString());
-      if (page.more && page.lastKey !== undefined) {
-        l.continue = encodeContinue(page.lastKey.slice(prefix.length) + '\0', page.rv);
-        if (!hasSelectors(opts)) l.remainingItemCount = page.remaining;
-      }
-      return l;
-    }
-  }
-  const page = await readPage(src, prefix, predicate, exactRV, startKey, limit, opts.continue);
-  const result: ListResult = { items: page.items, resourceVersion: String(page.rv) };
-  if (opts.shardSelector) result.shardSelector = opts.shardSelector.toString();
-  if (page.more && page.items.length) {
-    const last = page.items[page.items.length - 1]!.key;
-    result.continue = encodeContinue(last.slice(prefix.length) + '\0', page.rv);
-    if (!hasSelectors(opts) && page.remaining !== undefined) result.remainingItemCount = page.remaining;
-  }
-  return result;
-}
-
-async function readPage(
-  src: ListSource,
-  prefix: string,
-  predicate: Predicate,
-  exactRV: number | undefined,
-  startKey: string | undefined,
-  limit: number,
-  continueToken: string | undefined,
-): Promise<Page> {
-  const fromCache = src.cacher.list(prefix, { ...(exactRV !== undefined ? { rv: exactRV } : {}), ...(startKey ? { startKey } : {}), limit, predicate });
-  if (fromCache) return fromCache;
-  // Neither the current revision nor a kept snapshot: read that revision from storage.
+export async function listObjects(cacher: Cacher, prefix: string, opts: ListOptions): Promise<ListResult> {
+  const token = opts.continue ? decodeContinue(opts.continue) : undefined;
+  let r: GetListResult;
   try {
-    const r = await src.storage.list(prefix, {
-      rv: exactRV!,
-      ...(startKey ? { startKey } : {}),
-      limit,
-      ...(predicate.everything ? {} : { predicate: (s: StoredObject) => predicate.matches(src.attrs(s.object ?? src.codec.decode(s.value))) }),
+    r = await cacher.getList(prefix, {
+      ...(opts.resourceVersion !== undefined ? { resourceVersion: opts.resourceVersion } : {}),
+      ...(opts.resourceVersionMatch !== undefined ? { resourceVersionMatch: opts.resourceVersionMatch } : {}),
+      limit: opts.limit,
+      ...(token ? { continueFrom: { startKey: prefix + token.start, rv: token.rv } } : {}),
+      predicate: buildPredicate(opts),
     });
-    const out: Page = { items: r.items, rv: r.rv, more: r.more };
-    if (r.remaining !== undefined) out.remaining = r.remaining;
-    return out;
   } catch (e) {
     if (e instanceof StorageError && e.code === 'Expired') {
-      if (continueToken) throw newResourceExpired(CONTINUE_EXPIRED, encodeContinue(decodeContinue(continueToken).start, -1));
+      if (token) throw newResourceExpired(CONTINUE_EXPIRED, encodeContinue(token.start, -1));
       throw newResourceExpired('The resourceVersion for the provided list is too old.');
-    }
-    if (e instanceof StorageError && e.code === 'TooLargeResourceVersion') {
-      await src.cacher.waitUntilFresh(exactRV!);
-      return readPage(src, prefix, predicate, exactRV, startKey, limit, continueToken);
     }
     throw e;
   }
+  const shard = opts.shardSelector?.toString();
+  // A list from the cache is not collected: the writer walks its snapshot straight into the socket.
+  const result: ListResult = r.view ? new ViewList(r.view, shard) : { items: r.items, resourceVersion: String(r.rv), ...(shard ? { shardSelector: shard } : {}) };
+  if (r.more && r.lastKey !== undefined) {
+    result.continue = encodeContinue(r.lastKey.slice(prefix.length) + '\0', r.rv);
+    if (!hasSelectors(opts) && r.remaining !== undefined) result.remainingItemCount = r.remaining;
+  }
+  return result;
 }
 
 /**

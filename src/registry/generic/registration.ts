@@ -74,8 +74,8 @@ export interface ResourceDefinition<T extends KubeObject> {
 export interface Registered<T extends KubeObject> {
   scope: ResourceScope<T>;
   store: Store<T>;
+  /** The resource's Storage: the cacher over the shared backend (its watch cache serves the reads). */
   cacher: Cacher;
-  storage: Storage;
   /** How selectors see the stored objects (a view filters with the viewed resource's). */
   attrs(obj: KubeObject): ObjectAttrs;
 }
@@ -153,7 +153,7 @@ export async function registerResource<T extends KubeObject>(def: ResourceDefini
     ...(opts.onError ? { onError: opts.onError } : {}),
   });
   await cacher.start();
-  return build(def, fields.labels, (obj) => fields.attrs(obj as T), keyRoot, opts.storage, cacher, undefined, opts.now);
+  return build(def, fields.labels, (obj) => fields.attrs(obj as T), keyRoot, cacher, undefined, opts.now);
 }
 
 /**
@@ -164,7 +164,7 @@ export async function registerResource<T extends KubeObject>(def: ResourceDefini
 export function registerView<T extends KubeObject>(def: ResourceDefinition<T>, view: ViewOptions): Registered<T> {
   const labels = (def.selectableFields ?? defaultSelectableFields<T>(def.strategy.namespaceScoped)).labels;
   const keyRoot = view.of.store.prefix('').slice(0, -1);
-  const r = build(def, labels, view.of.attrs, keyRoot, view.of.storage, view.of.cacher, view.of.scope);
+  const r = build(def, labels, view.of.attrs, keyRoot, view.of.cacher, view.of.scope);
   r.scope.convert = view.convert;
   if (view.fieldLabelMap) r.scope.fieldLabelMap = view.fieldLabelMap;
   return r;
@@ -175,7 +175,6 @@ function build<T extends KubeObject>(
   labels: ReadonlySet<string>,
   attrs: (obj: KubeObject) => ObjectAttrs,
   keyRoot: string,
-  storage: Storage,
   cacher: Cacher,
   viewOf: ResourceScope | undefined,
   now?: () => number,
@@ -186,8 +185,7 @@ function build<T extends KubeObject>(
     groupResource: { group: def.group, resource: def.resource },
     qualifiedKind: def.qualifiedKind ?? { group: def.group, kind: def.kind },
     keyRoot,
-    storage,
-    cacher,
+    storage: cacher,
     codec,
     strategy: def.strategy,
     ...(def.ttlSeconds ? { ttlSeconds: def.ttlSeconds } : {}),
@@ -223,5 +221,5 @@ function build<T extends KubeObject>(
     ...(table.rowWriter ? { tableRow: table.rowWriter } : {}),
     listDefinition: def.listDefinition,
   };
-  return { scope, store, cacher, storage, attrs };
+  return { scope, store, cacher, attrs };
 }

@@ -26,7 +26,7 @@ import { generateName } from '../../apimachinery/names.ts';
 import { parseResourceVersion } from '../../apimachinery/resource-version.ts';
 import type { CacheWatch, Cacher, WatchConsumer } from '../../storage/cacher/cacher.ts';
 import type { ObjectAttrs, Predicate } from '../../storage/cacher/types.ts';
-import type { Codec, Storage, StoredObject, UpdateResult } from '../../storage/interface.ts';
+import type { Codec, StoredObject, UpdateResult } from '../../storage/interface.ts';
 import type { DeleteRequest, StandardStorage, UpdateRequest, WriteOptions } from '../rest/rest.ts';
 import type { ListResult, Served } from '../rest/served.ts';
 import type { Strategy, ValidateObjectFunc } from '../rest/strategy.ts';
@@ -43,8 +43,8 @@ export interface StoreOptions<T extends KubeObject> {
   qualifiedKind: { group: string; kind: string };
   /** Storage key root, e.g. `/events`. */
   keyRoot: string;
-  storage: Storage;
-  cacher: Cacher;
+  /** The resource's cacher: writes pass through it to the backend, reads are served at the request's revision. */
+  storage: Cacher;
   /** Encodes and decodes the stored form; decode gives a T. */
   codec: Codec & { decode(value: Buffer): T };
   strategy: Strategy<T>;
@@ -71,7 +71,7 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
 
   /** The watch cache behind lists, gets at a resourceVersion and watches. */
   get cacher(): Cacher {
-    return this.#o.cacher;
+    return this.#o.storage;
   }
 
   key(namespace: string, name: string): string {
@@ -178,22 +178,14 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
 
   async get(namespace: string, name: string, resourceVersion: string | undefined): Promise<Served> {
     const key = this.key(namespace, name);
-    let entry: { key: string; value: Buffer } | null | undefined;
-    if (!resourceVersion) {
-      entry = await this.#o.storage.get(key);
-    } else {
-      const rv = parseResourceVersion(resourceVersion);
-      if (rv > 0) await this.#o.cacher.waitUntilFresh(rv);
-      entry = this.#o.cacher.get(key);
-    }
+    const entry = await this.#o.storage.getObject(key, resourceVersion);
     if (!entry) throw newNotFound(this.#o.groupResource, name);
     return { key: entry.key, value: entry.value };
   }
 
   /** LIST with upstream resourceVersion and continue semantics, served from the watch cache. */
   list(namespace: string, opts: ListOptions): Promise<ListResult> {
-    const o = this.#o;
-    return listObjects({ cacher: o.cacher, storage: o.storage, codec: o.codec, attrs: (obj) => o.attrs(obj as T) }, this.prefix(namespace), opts);
+    return listObjects(this.#o.storage, this.prefix(namespace), opts);
   }
 
   /**
@@ -201,29 +193,20 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
    * sendInitialEvents — the state at a consistent (or not-older-than) revision first.
    */
   async watch(namespace: string, name: string, opts: ListOptions, consumer: WatchConsumer): Promise<CacheWatch> {
-    const cacher = this.#o.cacher;
+    const cacher = this.#o.storage;
     let predicate = buildPredicate(opts);
     if (name) predicate = andName(predicate, name);
-    const rvParam = opts.resourceVersion ?? '';
-    const sendInitial = opts.sendInitialEvents === true;
-    if (sendInitial) {
-      if (rvParam === '') await cacher.waitForConsistentRead();
-      else {
-        const want = parseResourceVersion(rvParam);
-        if (want > 0) await cacher.waitUntilFresh(want);
-      }
-    }
-    const fromRV = sendInitial || rvParam === '' || rvParam === '0' ? cacher.resourceVersion : parseResourceVersion(rvParam);
     const interpreted: WatchConsumer = {
       onEvent: (ev, type) => consumer.onEvent(ev, type),
-      onError: (err) => consumer.onError(interpretWatchError(err, cacher.compactedRevision) as Error),
+      onError: (err) => consumer.onError(interpretWatchError(err, cacher.compactedRevision()) as Error),
     };
-    return cacher.watch(this.prefix(namespace), { fromRV, sendInitialEvents: sendInitial, predicate }, interpreted);
+    const o = { resourceVersion: opts.resourceVersion ?? '', sendInitialEvents: opts.sendInitialEvents === true, predicate };
+    return cacher.watchObjects(this.prefix(namespace), o, interpreted);
   }
 
   /** The newest revision the watch cache has seen (what a periodic bookmark may claim). */
   currentResourceVersion(): number {
-    return this.#o.cacher.resourceVersion;
+    return this.#o.storage.resourceVersion;
   }
 
   /**

@@ -7,14 +7,14 @@ import type { CacheEntry, Predicate } from './types.ts';
 
 type Tree = BTree<string, CacheEntry>;
 
-/** A consistent, unpaged list from the cache (Cacher.listView). */
+/** A consistent, unpaged list from the cache (WatchCache.listView). */
 export interface CacheListView {
   rv: number;
   /** A fresh walk over the whole view, from its first entry. */
   cursor(): CacheCursor;
 }
 
-/** One page of a paginated list from the cache (Cacher.pageView), to be walked like a whole list. */
+/** One page of a paginated list from the cache (WatchCache.pageView), to be walked like a whole list. */
 export interface CachePageView extends CacheListView {
   /** Whether entries follow the page in its range. */
   more: boolean;

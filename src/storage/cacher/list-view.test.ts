@@ -1,4 +1,4 @@
-/** Cacher.listView: a whole list walked in runs from one snapshot, by scan or through an index. */
+/** WatchCache.listView: a whole list walked in runs from one snapshot, by scan or through an index. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { openSqliteStorage } from '../sqlite/index.ts';
 import type { Storage } from '../interface.ts';
 import { jsonCodec } from '../testing/json-codec.ts';
-import { Cacher } from './cacher.ts';
+import { WatchCache } from './watch-cache.ts';
 import type { CacheCursor } from './list-cursor.ts';
 import { EVERYTHING, type CacheEntry, type ObjectAttrs, type Predicate } from './types.ts';
 
@@ -40,16 +40,16 @@ function drain(c: CacheCursor, run: number): string[] {
   return keys;
 }
 
-describe('Cacher.listView', () => {
+describe('WatchCache.listView', () => {
   let dir: string;
   let storage: Storage;
-  let cacher: Cacher;
+  let cacher: WatchCache;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listview-'));
     storage = openSqliteStorage({ path: join(dir, 'db'), codec: jsonCodec });
     // Names ending in 0 are red (one in ten); the rest blue.
     for (let i = 0; i < 200; i++) await storage.create(`/o/ns${i % 2}/o${String(i).padStart(3, '0')}`, obj(`ns${i % 2}`, `o${i}`, i % 10 === 0 ? 'red' : 'blue'));
-    cacher = new Cacher({ storage, prefix: '/o/', codec: jsonCodec, attrs, indexedFields: ['color'] });
+    cacher = new WatchCache({ storage, prefix: '/o/', codec: jsonCodec, attrs, indexedFields: ['color'] });
     await cacher.start();
   });
   after(async () => {

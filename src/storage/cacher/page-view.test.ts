@@ -1,5 +1,5 @@
 /**
- * Cacher.pageView: an unfiltered page found from ranks, streamed like a whole list, must be the page `list` collects
+ * WatchCache.pageView: an unfiltered page found from ranks, streamed like a whole list, must be the page `list` collects
  * (items, more, remaining, the key the continue token starts after) and keep the same snapshot for later pages.
  */
 import { after, before, describe, it } from 'node:test';
@@ -11,7 +11,7 @@ import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { openSqliteStorage } from '../sqlite/index.ts';
 import type { Storage } from '../interface.ts';
 import { jsonCodec } from '../testing/json-codec.ts';
-import { Cacher } from './cacher.ts';
+import { WatchCache } from './watch-cache.ts';
 import type { CacheCursor } from './list-cursor.ts';
 import { EVERYTHING, type ObjectAttrs } from './types.ts';
 
@@ -38,10 +38,10 @@ function drain(c: CacheCursor, run = 7): string[] {
   return keys;
 }
 
-describe('Cacher.pageView', () => {
+describe('WatchCache.pageView', () => {
   let dir: string;
   let storage: Storage;
-  let cacher: Cacher;
+  let cacher: WatchCache;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'pageview-'));
     storage = openSqliteStorage({ path: join(dir, 'db'), codec: jsonCodec });
@@ -50,7 +50,7 @@ describe('Cacher.pageView', () => {
       const ns = `ns${i % 4 === 3 ? 2 : i % 4 === 2 ? 1 : 0}`;
       await storage.create(`/o/${ns}/o${String(i).padStart(3, '0')}`, obj(ns, `o${i}`));
     }
-    cacher = new Cacher({ storage, prefix: '/o/', codec: jsonCodec, attrs });
+    cacher = new WatchCache({ storage, prefix: '/o/', codec: jsonCodec, attrs });
     await cacher.start();
   });
   after(async () => {
