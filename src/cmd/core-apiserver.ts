@@ -18,7 +18,11 @@ import { APIServer } from '../server/server.ts';
 import { startCompactor } from '../storage/compactor.ts';
 import { openSqliteStorage } from '../storage/sqlite/index.ts';
 import { log } from '../util/log.ts';
-import { versionLine } from '../version.ts';
+import { versionInfo, versionLine } from '../version.ts';
+import { registerBuildInfo } from '../metrics/build-info.ts';
+import { Registry } from '../metrics/registry.ts';
+import { registerObjectCounts } from '../registry/generic/metrics.ts';
+import { metricsHandler } from '../server/metrics-handler.ts';
 import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
 import { FlagError, parseFlags, usage, type ServerOptions } from './flags.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
@@ -84,6 +88,13 @@ export async function run(argv: string[]): Promise<number> {
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
   const scopes = [events.scope, coreEvents.scope];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
+  const metrics = new Registry({
+    version: versionInfo.gitVersion,
+    showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
+    disabledMetrics: opts.disabledMetrics,
+  });
+  registerBuildInfo(metrics, versionInfo);
+  registerObjectCounts(metrics, [events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -91,6 +102,7 @@ export async function run(argv: string[]): Promise<number> {
     scopes,
     health,
     ...apis,
+    pathHandlers: [...apis.pathHandlers, metricsHandler(metrics)],
     // Client certificates only, for now; bearer tokens and anonymous join the union later.
     authenticator: new UnionAuthenticator([new X509Authenticator()]),
     // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);

@@ -1,3 +1,4 @@
+import { versionInfo } from '../version.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { featureGates } from '../features.ts';
@@ -29,8 +30,26 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     requestTimeoutMs: 60_000,
     verbosity: 0,
     featureGates: {},
+    showHiddenMetricsForVersion: '',
+    disabledMetrics: [],
     help: false,
     version: false,
+  });
+});
+
+test('metrics flags: --show-hidden-metrics-for-version takes only the previous minor, --disabled-metrics metric names (repeatable)', () => {
+  // Only the minor before the binary's own is accepted.
+  const prev = `${versionInfo.major}.${Number(versionInfo.minor) - 1}`;
+  const o = parseFlags([`--show-hidden-metrics-for-version=${prev}`, '--disabled-metrics=apiserver_request_total,apiserver_response_sizes', '--disabled-metrics', 'etcd_bookmark_counts']);
+  assert.equal(o.showHiddenMetricsForVersion, prev);
+  assert.deepEqual(o.disabledMetrics, ['apiserver_request_total', 'apiserver_response_sizes', 'etcd_bookmark_counts']);
+  assert.equal(flagRegistry().get('disabled-metrics')?.value, '[apiserver_request_total,apiserver_response_sizes,etcd_bookmark_counts]');
+  assert.equal(flagRegistry().get('disabled-metrics')?.default, '[]');
+  assert.throws(() => parseFlags(['--show-hidden-metrics-for-version=1.30']), {
+    message: `metrics.showHiddenMetricsForVersion: Invalid value: "1.30": must be omitted or have the value '${prev}'; only the previous minor version is allowed`,
+  });
+  assert.throws(() => parseFlags(['--disabled-metrics=ok_name,bad-name']), {
+    message: 'metrics.disabledMetrics: Invalid value: []string{"ok_name", "bad-name"}: must be fully qualified metric names matching "^[a-zA-Z_:][a-zA-Z0-9_:]*$", got "bad-name"',
   });
 });
 
@@ -122,8 +141,8 @@ test('registry holds name, type, default, help and current value of every flag',
   parseFlags(['--event-ttl=90m', '-v', '2']);
   const reg = flagRegistry();
   assert.deepEqual([...reg.keys()], [
-    'bind-address', 'client-ca-file', 'data-dir', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
-    'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'secure-port', 'shutdown-delay-duration',
+    'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
+    'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
     'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'v', 'version',
   ]);
   assert.deepEqual(reg.get('event-ttl'), {
@@ -149,7 +168,7 @@ test('usage lists every flag with type, default and help, in kube-apiserver sect
     for (const line of info.help.split('\n')) assert.ok(text.includes(line), info.name);
   }
   const sections = [...text.matchAll(/^(.*) flags:$/gm)].map((m) => m[1]);
-  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Misc', 'Logs', 'Global']);
+  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Global']);
   assert.match(text, /^ {6}--event-ttl duration {2}Amount of time to retain events\. \(default 1h0m0s\)$/m);
   assert.match(text, /^ {6}--data-dir string {2,}.* \(default "\.\/data"\)$/m);
   assert.match(text, /^ {6}--secure-port int {2,}.* \(default 6443\)$/m);

@@ -6,6 +6,8 @@
 import { goQuote } from '../util/goquote.ts';
 import { goParseBool } from '../apimachinery/strconv.ts';
 import { featureGates, formatGates, validateName } from '../features.ts';
+import { validateDisabledMetrics, validateShowHiddenMetricsForVersion } from '../metrics/registry.ts';
+import { versionInfo } from '../version.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
 
@@ -31,6 +33,10 @@ export interface ServerOptions {
   minRequestTimeoutSeconds: number;
   requestTimeoutMs: number;
   verbosity: number;
+  /** `--show-hidden-metrics-for-version`: '' or the previous minor (`1.35`). */
+  showHiddenMetricsForVersion: string;
+  /** `--disabled-metrics`. */
+  disabledMetrics: string[];
   /** `--feature-gates` as given (gates set by name); the process-wide `featureGates` is set from it. */
   featureGates: Record<string, boolean>;
   /** `--help`/`-h` was given: print `usage()` and exit 0; nothing else was validated. */
@@ -52,7 +58,7 @@ export interface FlagInfo {
   classified: boolean;
 }
 
-const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Misc', 'Logs', 'Global'];
+const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Global'];
 const STORAGE_BACKENDS = ['sqlite'];
 const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'];
 
@@ -79,6 +85,14 @@ function newServerFlagSet() {
     featureGates: fs.add<Record<string, boolean>>({
       name: 'feature-gates', type: 'mapStringBool', default: {}, help: featureGatesHelp(), ...generic,
       parse: parseFeatureGates, format: formatGates,
+    }),
+    showHiddenMetricsForVersion: fs.string('show-hidden-metrics-for-version', '', "The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, other values will not be allowed. The format is <major>.<minor>, e.g.: '1.16'. The purpose of this format is make sure you have the opportunity to notice if the next release hides additional metrics, rather than being surprised when they are permanently removed in the release after that.", { section: 'Metrics' }),
+    disabledMetrics: fs.add<string[]>({
+      name: 'disabled-metrics', type: 'strings', default: [], section: 'Metrics',
+      help: 'This flag provides an escape hatch for misbehaving metrics. You must provide the fully qualified metric name in order to disable it. Disclaimer: disabling metrics is higher in precedence than showing hidden metrics.',
+      // pflag's stringSlice: comma-separated, and a repeated flag appends.
+      parse: (text, current) => (text === '' ? current : [...current, ...text.split(',')]),
+      format: (v) => `[${v.join(',')}]`,
     }),
     eventTtl: fs.duration('event-ttl', 3_600_000, 'Amount of time to retain events.', { section: 'Misc' }),
     verbosity: fs.level('v', 0, 'number for the log level verbosity', { section: 'Logs', shorthand: 'v' }),
@@ -117,6 +131,8 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     requestTimeoutMs: flags.requestTimeout.value,
     verbosity: flags.verbosity.value,
     featureGates: { ...flags.featureGates.value },
+    showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion.value,
+    disabledMetrics: [...flags.disabledMetrics.value],
     help: flags.help.value,
     version: flags.version.value,
   };
@@ -180,6 +196,10 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   }
   if (flags.eventTtl.value <= 0) errs.push('--event-ttl must be greater than 0s');
   if (flags.verbosity.value < 0) errs.push('-v, --v must not be negative');
+  const hidden = validateShowHiddenMetricsForVersion(flags.showHiddenMetricsForVersion.value, versionInfo.gitVersion);
+  if (hidden) errs.push(hidden);
+  const disabled = validateDisabledMetrics(flags.disabledMetrics.value);
+  if (disabled) errs.push(disabled);
   if (errs.length === 1) throw new FlagError(errs[0]);
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
 }

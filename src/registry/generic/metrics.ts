@@ -1,0 +1,29 @@
+/**
+ * Object counts of the served resources (upstream's storage object count tracker): `apiserver_resource_objects
+ * {group,resource}` and the deprecated `apiserver_storage_objects{resource}` (`<resource>.<group>`), read from each
+ * resource's watch cache when the metrics are collected, so counting costs nothing between scrapes.
+ */
+import type { Registry } from '../../metrics/registry.ts';
+import type { Cacher } from '../../storage/cacher/cacher.ts';
+
+export interface CountedResource {
+  group: string;
+  resource: string;
+  cacher: Cacher;
+}
+
+export function registerObjectCounts(registry: Registry, resources: readonly CountedResource[]): void {
+  const objects = registry.gauge('apiserver_resource_objects', 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.');
+  const legacy = registry.gauge('apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.');
+  const series = resources.map((r) => ({
+    cacher: r.cacher,
+    objects: objects.with(r.group, r.resource),
+    legacy: legacy.with(r.group ? `${r.resource}.${r.group}` : r.resource),
+  }));
+  registry.onCollect(() => {
+    for (const s of series) {
+      s.objects.set(s.cacher.size);
+      s.legacy.set(s.cacher.size);
+    }
+  });
+}

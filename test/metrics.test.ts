@@ -1,0 +1,50 @@
+/** End-to-end: /metrics of the CLI server in the text format, with the metrics that have a source so far. */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { TestServer, sampleEvent } from './helpers/server.ts';
+import { versionInfo } from '../src/version.ts';
+
+const s = new TestServer();
+const disabled = new TestServer();
+before(async () => {
+  await Promise.all([s.start(), disabled.start(['--disabled-metrics=apiserver_storage_objects'])]);
+});
+after(async () => {
+  await Promise.all([s.cleanup(), disabled.cleanup()]);
+});
+
+describe('/metrics', () => {
+  it('serves the text format 0.0.4 with build info, object counts and the registry\'s own counters', async () => {
+    for (const name of ['m1', 'm2']) {
+      const c = await s.request('POST', '/apis/events.cluster.io/v1/namespaces/met/events', sampleEvent(name, 'met'));
+      assert.equal(c.status, 201, c.body);
+    }
+    const r = await s.request('GET', '/metrics');
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
+    const text = r.body;
+    assert.match(text, /^# HELP cluster_build_info \[BETA\] A metric with a constant '1' value/m);
+    assert.ok(text.includes(`git_version="${versionInfo.gitVersion}"`));
+    assert.match(text, /^apiserver_resource_objects\{group="events\.cluster\.io",resource="events"\} 2$/m);
+    assert.match(text, /^apiserver_resource_objects\{group="",resource="events"\} 2$/m, 'the core/v1 view counts the same objects');
+    assert.match(text, /^# HELP apiserver_storage_objects \[STABLE\] \(Deprecated since 1\.34\.0\) /m);
+    assert.match(text, /^apiserver_storage_objects\{resource="events\.events\.cluster\.io"\} 2$/m);
+    assert.match(text, /^registered_metrics_total\{deprecated_version="1\.34\.0",stability_level="STABLE"\} 1$/m);
+    assert.match(text, /^disabled_metrics_total 0$/m);
+    // Every sample line is a name, optional labels and a number.
+    for (const line of text.trimEnd().split('\n')) if (!line.startsWith('#')) assert.match(line, /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? (-?[0-9.e+-]+|\+Inf|-Inf|NaN)$/, line);
+  });
+
+  it('--disabled-metrics leaves a metric out and counts it', async () => {
+    const text = (await disabled.request('GET', '/metrics')).body;
+    assert.doesNotMatch(text, /^apiserver_storage_objects/m);
+    assert.match(text, /^apiserver_resource_objects\{/m);
+    assert.match(text, /^disabled_metrics_total 1$/m);
+    assert.match(text, /^hidden_metrics_total 1$/m);
+  });
+
+  it('answers other verbs with 405 and anonymous callers with 401', async () => {
+    assert.equal((await s.request('POST', '/metrics', '')).status, 405);
+    assert.equal((await s.request('GET', '/metrics', undefined, {}, false)).status, 401);
+  });
+});
