@@ -1,5 +1,6 @@
 /** End-to-end: /metrics of the CLI server in the text format, with the metrics that have a source so far. */
 import { after, before, describe, it } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { TestServer, sampleEvent } from './helpers/server.ts';
 import { versionInfo } from '../src/version.ts';
@@ -31,8 +32,22 @@ describe('/metrics', () => {
     assert.match(text, /^apiserver_storage_objects\{resource="events\.events\.cluster\.io"\} 2$/m);
     assert.match(text, /^registered_metrics_total\{deprecated_version="1\.34\.0",stability_level="STABLE"\} 1$/m);
     assert.match(text, /^disabled_metrics_total 0$/m);
+    assert.match(text, /^hidden_metrics_total 0$/m);
     // Every sample line is a name, optional labels and a number.
     for (const line of text.trimEnd().split('\n')) if (!line.startsWith('#')) assert.match(line, /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? (-?[0-9.e+-]+|\+Inf|-Inf|NaN)$/, line);
+  });
+
+  it('promtool check metrics finds nothing to say about either endpoint', (t) => {
+    const which = spawnSync('promtool', ['--version']);
+    if (which.error) return t.skip('promtool is not installed (.ci/run installs Debian\'s prometheus)');
+    return (async () => {
+      for (const path of ['/metrics', '/metrics/slis']) {
+        const body = (await s.request('GET', path)).body;
+        const r = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
+        assert.equal(r.status, 0, `${path}: ${r.stdout}${r.stderr}`);
+        assert.equal(r.stdout + r.stderr, '', path);
+      }
+    })();
   });
 
   it('--disabled-metrics leaves a metric out and counts it', async () => {
@@ -41,6 +56,21 @@ describe('/metrics', () => {
     assert.match(text, /^apiserver_resource_objects\{/m);
     assert.match(text, /^disabled_metrics_total 1$/m);
     assert.match(text, /^hidden_metrics_total 1$/m);
+  });
+
+  it('/metrics/slis: the last result and the count of every health check a probe ran, and nothing else', async () => {
+    assert.equal((await s.request('GET', '/livez', undefined, {}, false)).status, 200);
+    const r = await s.request('GET', '/metrics/slis');
+    assert.equal(r.status, 200);
+    assert.match(r.body, /^# HELP cluster_healthcheck \[STABLE\] This metric records the result of a single healthcheck\.$/m);
+    assert.match(r.body, /^# TYPE cluster_healthcheck gauge$/m);
+    assert.match(r.body, /^cluster_healthcheck\{name="ping",type="livez"\} 1$/m);
+    assert.match(r.body, /^cluster_healthcheck\{name="sqlite",type="readyz"\} 1$/m);
+    assert.match(r.body, /^# HELP cluster_healthchecks_total \[STABLE\] This metric records the results of all healthcheck\.$/m);
+    assert.match(r.body, /^cluster_healthchecks_total\{name="shutdown",status="success",type="readyz"\} [1-9][0-9]*$/m);
+    const families = [...r.body.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
+    assert.deepEqual(families, ['cluster_healthcheck', 'cluster_healthchecks_total']);
+    assert.doesNotMatch((await s.request('GET', '/metrics')).body, /cluster_healthcheck/);
   });
 
   it('answers other verbs with 405 and anonymous callers with 401', async () => {

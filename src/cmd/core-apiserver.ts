@@ -23,6 +23,7 @@ import { registerBuildInfo } from '../metrics/build-info.ts';
 import { Registry } from '../metrics/registry.ts';
 import { registerObjectCounts } from '../registry/generic/metrics.ts';
 import { metricsHandler } from '../server/metrics-handler.ts';
+import { healthcheckSLIs } from '../server/healthz-metrics.ts';
 import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
 import { FlagError, parseFlags, usage, type ServerOptions } from './flags.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
@@ -79,7 +80,8 @@ export async function run(argv: string[]): Promise<number> {
   const compactor = startCompactor(storage, { retentionMs: Math.max(opts.eventTtlMs, 75_000) });
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
-  const health = new HealthChecks({ log: (m) => log.warning(m) });
+  const slis = healthcheckSLIs(versionInfo.gitVersion);
+  const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
   health.add('log', logBlockedCheck(), ['healthz', 'livez', 'readyz']);
   health.add(storage.name, () => storage.readinessCheck(), ['healthz', 'livez', 'readyz']);
 
@@ -102,7 +104,7 @@ export async function run(argv: string[]): Promise<number> {
     scopes,
     health,
     ...apis,
-    pathHandlers: [...apis.pathHandlers, metricsHandler(metrics)],
+    pathHandlers: [...apis.pathHandlers, metricsHandler(metrics), metricsHandler(slis.registry, '/metrics/slis')],
     // Client certificates only, for now; bearer tokens and anonymous join the union later.
     authenticator: new UnionAuthenticator([new X509Authenticator()]),
     // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);

@@ -67,6 +67,8 @@ export class MetricVec<S extends Series> {
 
   constructor(opts: VecOptions<S>) {
     this.#o = opts;
+    // A metric without labels has its one series from the start (Go's NewCounter): it is exported as 0.
+    if (opts.enabled && opts.labelNames.length === 0) this.with();
   }
 
   get enabled(): boolean {

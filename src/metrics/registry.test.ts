@@ -35,6 +35,11 @@ describe('metrics registry', () => {
     const c = r.counter('apiserver_request_total', 'x');
     assert.throws(() => r.counter('apiserver_request_total', 'x'), /registered twice/);
     assert.throws(() => c.with('200'), /expected 9 label values/);
+    assert.throws(() => r.gauge('cluster_healthcheck', 'x'), /served on \/metrics\/slis, not \/metrics/);
+    const slis = new Registry({ version: '1.36.0', path: '/metrics/slis' });
+    assert.throws(() => slis.counter('apiserver_request_total', 'x'), /served on \/metrics, not \/metrics\/slis/);
+    slis.gauge('cluster_healthcheck', 'x').with('ping', 'readyz').set(1);
+    assert.doesNotMatch(text(slis), /registered_metrics_total/, 'the meta counters belong to /metrics');
   });
 
   it('deprecated metrics say so and hide by the release rules; --show-hidden-metrics-for-version brings them back', () => {

@@ -5,12 +5,14 @@
  * --show-hidden-metrics-for-version, --disabled-metrics hides by name, and the registry counts what it registered,
  * hid and disabled (`registered_metrics_total`, `hidden_metrics_total`, `disabled_metrics_total`).
  */
-import { type CatalogueMetric, type StabilityLevel, catalogueMetric } from './catalogue.ts';
+import { type CatalogueMetric, type MetricsPath, type StabilityLevel, catalogueMetric } from './catalogue.ts';
 import { CounterSeries, GaugeSeries, HistogramSeries, MetricVec, type Series } from './metric.ts';
 
 export interface RegistryOptions {
   /** The binary version deprecation is measured against, e.g. `1.36.0`. */
   version: string;
+  /** The endpoint this registry serves (default `/metrics`): it takes only the catalogue's metrics of that path. */
+  path?: MetricsPath;
   /** `--show-hidden-metrics-for-version`: only the previous minor (see validateShowHiddenMetricsForVersion). */
   showHiddenMetricsForVersion?: string;
   /** `--disabled-metrics`: names hidden whatever else applies. */
@@ -82,15 +84,19 @@ export class Registry {
   readonly #collectHooks: (() => void)[] = [];
   readonly #registered: MetricVec<CounterSeries>;
   readonly #hidden: MetricVec<CounterSeries>;
+  readonly #path: MetricsPath;
 
   constructor(opts: RegistryOptions) {
     this.#o = opts;
+    this.#path = opts.path ?? '/metrics';
     this.#disabled = new Set(opts.disabledMetrics ?? []);
-    // The meta counters are registered raw, as upstream does: they do not count themselves.
-    this.#registered = this.#add(catalogueMetric('registered_metrics_total'), 'The count of registered metrics broken by stability level and deprecation version.', () => new CounterSeries());
-    this.#hidden = this.#add(catalogueMetric('hidden_metrics_total'), 'The count of hidden metrics.', () => new CounterSeries());
-    const disabled = this.#add(catalogueMetric('disabled_metrics_total'), 'The count of disabled metrics.', () => new CounterSeries());
-    disabled.with().inc(this.#disabled.size);
+    // The meta counters are registered raw, as upstream does (they do not count themselves), and only where the
+    // catalogue puts them: /metrics, not the SLI endpoint.
+    const meta = this.#path === '/metrics';
+    const counter = () => new CounterSeries();
+    this.#registered = meta ? this.#add(catalogueMetric('registered_metrics_total'), 'The count of registered metrics broken by stability level and deprecation version.', counter) : new MetricVec({ labelNames: ['deprecated_version', 'stability_level'], enabled: false, newSeries: counter });
+    this.#hidden = meta ? this.#add(catalogueMetric('hidden_metrics_total'), 'The count of hidden metrics.', counter) : new MetricVec({ labelNames: [], enabled: false, newSeries: counter });
+    if (meta) this.#add(catalogueMetric('disabled_metrics_total'), 'The count of disabled metrics.', counter).with().inc(this.#disabled.size);
   }
 
   counter(name: string, help: string): MetricVec<CounterSeries> {
@@ -119,6 +125,7 @@ export class Registry {
 
   #register<S extends Series>(name: string, help: string, type: FamilyType, newSeries: () => S): MetricVec<S> {
     const entry = catalogueMetric(name);
+    if (entry.path !== this.#path) throw new Error(`metric ${name} is served on ${entry.path}, not ${this.#path}`);
     const want = entry.type === 'timingRatioHistogram' ? 'histogram' : entry.type;
     if (want !== type) throw new Error(`metric ${name} is a ${entry.type} in the catalogue, not a ${type}`);
     if (this.#families.has(name)) throw new Error(`metric ${name} is registered twice`);
