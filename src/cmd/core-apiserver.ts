@@ -15,12 +15,14 @@ import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { APIServer } from '../server/server.ts';
+import { installZpages } from '../server/zpages/handlers.ts';
 import { startCompactor } from '../storage/compactor.ts';
 import { openSqliteStorage } from '../storage/sqlite/index.ts';
 import { log } from '../util/log.ts';
-import { versionLine } from '../version.ts';
+import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo, versionLine } from '../version.ts';
+import { effectiveConfig } from './configz.ts';
 import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
-import { FlagError, parseFlags, usage, type ServerOptions } from './flags.ts';
+import { COMMAND, FlagError, flagRegistry, parseFlags, usage, type ServerOptions } from './flags.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 
 
@@ -39,6 +41,9 @@ async function loadTls(opts: ServerOptions): Promise<{ cert: string; key: string
   }
   return { cert: pki!.serverCertPem, key: pki!.serverKeyPem, clientCA, ...(admin ? { kubeconfig: { ca: pki!.caCertPem, ...admin } } : {}) };
 }
+
+/** Upstream's statusz reports when the process began, not when serving did. */
+const PROCESS_START = new Date(Date.now() - process.uptime() * 1000);
 
 export async function run(argv: string[]): Promise<number> {
   let opts: ServerOptions;
@@ -84,13 +89,28 @@ export async function run(argv: string[]): Promise<number> {
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
   const scopes = [events.scope, coreEvents.scope];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
+  let servingPort = opts.securePort;
+  const zpages = installZpages({
+    statusz: {
+      component: COMMAND,
+      startTime: PROCESS_START,
+      goVersion: versionInfo.goVersion,
+      binaryVersion: binaryVersion(),
+      emulationVersion: majorMinor(EMULATION_VERSION),
+      minimumCompatibilityVersion: majorMinor(MIN_COMPATIBILITY_VERSION),
+      paths: () => [...health.paths(), ...apis.paths],
+    },
+    flags: () => [...flagRegistry().values()],
+    configz: () => effectiveConfig(opts, { dataDir, port: servingPort }),
+  });
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
     tls: { cert: tls.cert, key: tls.key, clientCA: tls.clientCA },
     scopes,
     health,
-    ...apis,
+    pathHandlers: [...apis.pathHandlers, ...zpages.pathHandlers],
+    servedPrefixes: apis.servedPrefixes,
     // Client certificates only, for now; bearer tokens and anonymous join the union later.
     authenticator: new UnionAuthenticator([new X509Authenticator()]),
     // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);
@@ -101,6 +121,7 @@ export async function run(argv: string[]): Promise<number> {
     requestTimeoutMs: opts.requestTimeoutMs,
   });
   const port = await server.listen();
+  servingPort = port;
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;
   address = `${host}:${port}`;
   const url = `https://${opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : host}:${port}`;
