@@ -11,12 +11,37 @@ export interface FeatureSpec {
   name: string;
   default: boolean;
   stage: FeatureStage;
+  /** Graduated gates are locked to their default: `--feature-gates` may restate it, never change it. */
+  lockToDefault?: boolean;
 }
 
-/** Gates of this server, plus the two meta-gates every Kubernetes component accepts. */
+/** A gate as the `cluster_feature_enabled{name,stage}` gauge reports it. */
+export interface FeatureState {
+  name: string;
+  stage: FeatureStage;
+  enabled: boolean;
+}
+
+/**
+ * Every gate the spec documents, at its stage and default in release 1.36 (see version.ts), plus the two meta-gates
+ * every Kubernetes component accepts. Components share one list, as upstream's gates are shared through
+ * utilfeature: a gate for another component (the corelet's) is known here but changes nothing in this server.
+ */
 const KNOWN: readonly FeatureSpec[] = [
   { name: 'AllAlpha', default: false, stage: 'ALPHA' },
   { name: 'AllBeta', default: false, stage: 'BETA' },
+  /** The /flagz endpoint (beta, on by default since 1.35's structured form). */
+  { name: 'ComponentFlagz', default: true, stage: 'BETA' },
+  /** /metrics/slis health-check metrics: GA in 1.32. */
+  { name: 'ComponentSLIs', default: true, stage: '', lockToDefault: true },
+  /** The /statusz endpoint. */
+  { name: 'ComponentStatusz', default: true, stage: 'BETA' },
+  /** Pressure stall information of nodes, pods and containers: GA in 1.36. */
+  { name: 'CoreletPSI', default: true, stage: '', lockToDefault: true },
+  /** Native histograms in the protobuf /metrics exposition: alpha in 1.36. */
+  { name: 'NativeHistograms', default: false, stage: 'ALPHA' },
+  /** The node agent reads pod and container statistics from the runtime (CRI): alpha since 1.23. */
+  { name: 'PodAndContainerStatsFromCRI', default: false, stage: 'ALPHA' },
   /** shardSelector on list and watch (KEP-5866). */
   { name: 'ShardedListAndWatch', default: false, stage: 'ALPHA' },
 ];
@@ -33,6 +58,8 @@ export interface FeatureGates {
   set(map: Record<string, boolean>): void;
   /** Every known gate, sorted by name. */
   known(): FeatureSpec[];
+  /** Every known gate with whether it is on now, sorted by name. */
+  list(): FeatureState[];
   /** The overrides as `--feature-gates` prints its value: `A=true,B=false`, sorted. */
   toString(): string;
 }
@@ -54,8 +81,12 @@ class Registry implements FeatureGates {
   }
 
   set(map: Record<string, boolean>): void {
-    for (const name of Object.keys(map)) validateName(name);
+    for (const [name, value] of Object.entries(map)) validateGate(name, value);
     this.#overrides = new Map(Object.entries(map));
+  }
+
+  list(): FeatureState[] {
+    return this.known().map((f) => ({ name: f.name, stage: f.stage, enabled: this.enabled(f.name) }));
   }
 
   known(): FeatureSpec[] {
@@ -67,9 +98,17 @@ class Registry implements FeatureGates {
   }
 }
 
-/** Throws `unrecognized feature gate: <name>` unless the gate is known. */
-export function validateName(name: string): void {
-  if (!KNOWN.some((f) => f.name === name)) throw new Error(`unrecognized feature gate: ${name}`);
+/**
+ * Throws component-base featureGate.Set's error for a gate it would refuse: `unrecognized feature gate: <name>`
+ * for an unknown gate, `cannot set feature gate <name> to <value>, feature is locked to <default>` for a change
+ * of a locked one.
+ */
+export function validateGate(name: string, value: boolean): void {
+  const spec = KNOWN.find((f) => f.name === name);
+  if (!spec) throw new Error(`unrecognized feature gate: ${name}`);
+  if (spec.lockToDefault && value !== spec.default) {
+    throw new Error(`cannot set feature gate ${name} to ${value}, feature is locked to ${spec.default}`);
+  }
 }
 
 /** `A=true,B=false` in Go's sorted order (pairs sorted as strings), as featureGate.String() prints. */

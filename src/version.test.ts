@@ -4,14 +4,22 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readGitCommit, versionInfo, versionLine } from './version.ts';
+import {
+  BINARY_VERSION, EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, readGitCommit, versionInfo, versionLine,
+} from './version.ts';
 
-test('versionInfo has the /version fields and a 1.33 server version', () => {
-  assert.deepEqual(Object.keys(versionInfo),
-    ['major', 'minor', 'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform']);
+test('versionInfo has the /version fields (upstream order) of a 1.36 server emulating 1.36, compatible with 1.35', () => {
+  assert.deepEqual(Object.keys(versionInfo), ['major', 'minor', 'emulationMajor', 'emulationMinor', 'minCompatibilityMajor',
+    'minCompatibilityMinor', 'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform']);
   assert.equal(versionInfo.major, '1');
-  assert.equal(versionInfo.minor, '33');
-  assert.match(versionInfo.gitVersion, /^v1\.33\.0-core\.0\+\d+\.\d+\.\d+/);
+  assert.equal(versionInfo.minor, '36');
+  assert.equal(versionInfo.emulationMajor, '1');
+  assert.equal(versionInfo.emulationMinor, '36');
+  assert.equal(versionInfo.minCompatibilityMajor, '1');
+  assert.equal(versionInfo.minCompatibilityMinor, '35');
+  assert.match(versionInfo.gitVersion, /^v1\.36\.0-core\.0\+\d+\.\d+\.\d+/);
+  assert.equal(binaryVersion(), versionInfo.gitVersion.slice(1));
+  assert.deepEqual([BINARY_VERSION, EMULATION_VERSION, MIN_COMPATIBILITY_VERSION].map(majorMinor), ['1.36', '1.36', '1.35']);
   assert.equal(versionInfo.compiler, 'node');
   assert.equal(versionInfo.goVersion, `node${process.versions.node}`);
   assert.match(versionInfo.platform, /^[a-z0-9]+\/[a-z0-9]+$/);

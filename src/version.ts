@@ -1,14 +1,31 @@
 /**
- * The server's version as `/version` reports it (k8s.io/apimachinery/pkg/version.Info). major/minor say 1.33 so
- * that kubectl (and version-dispatching kubectl wrappers) treat the server as a current Kubernetes API server;
- * gitVersion adds our own package version as build metadata.
+ * The server's versions, one source for `/version`, `/statusz` and the metrics (k8s.io/apimachinery's version.Info
+ * and component-base's effective version): the spec describes release 1.36, so the binary and the emulated API are
+ * 1.36 and the oldest release this one may run beside is 1.35 (upstream: binary minor − 1). gitVersion adds our own
+ * package version as build metadata.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const KUBE_MAJOR = '1';
-export const KUBE_MINOR = '33';
+export const KUBE_MINOR = '36';
+
+/** `<major>.<minor>` of a release, as component-base's effective version reports each. */
+export interface MajorMinor {
+  major: number;
+  minor: number;
+}
+
+/** The binary's release, the API behaviour it emulates (no `--emulated-version` yet), the oldest peer release. */
+export const BINARY_VERSION: MajorMinor = { major: Number(KUBE_MAJOR), minor: Number(KUBE_MINOR) };
+export const EMULATION_VERSION: MajorMinor = BINARY_VERSION;
+export const MIN_COMPATIBILITY_VERSION: MajorMinor = { major: BINARY_VERSION.major, minor: BINARY_VERSION.minor - 1 };
+
+/** `1.36`: how statusz and the metrics print a MajorMinor. */
+export function majorMinor(v: MajorMinor): string {
+  return `${v.major}.${v.minor}`;
+}
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -16,6 +33,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export interface VersionInfo {
   major: string;
   minor: string;
+  emulationMajor: string;
+  emulationMinor: string;
+  minCompatibilityMajor: string;
+  minCompatibilityMinor: string;
   gitVersion: string;
   gitCommit: string;
   gitTreeState: string;
@@ -73,6 +94,10 @@ const GO_ARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm
 export const versionInfo: VersionInfo = {
   major: KUBE_MAJOR,
   minor: KUBE_MINOR,
+  emulationMajor: String(EMULATION_VERSION.major),
+  emulationMinor: String(EMULATION_VERSION.minor),
+  minCompatibilityMajor: String(MIN_COMPATIBILITY_VERSION.major),
+  minCompatibilityMinor: String(MIN_COMPATIBILITY_VERSION.minor),
   gitVersion: `v${KUBE_MAJOR}.${KUBE_MINOR}.0-core.0+${packageVersion()}`,
   gitCommit: readGitCommit(),
   // Knowing clean/dirty would take a `git status` at every start; upstream's "unknown" is ''.
@@ -84,7 +109,15 @@ export const versionInfo: VersionInfo = {
   platform: `${process.platform}/${GO_ARCH[process.arch] ?? process.arch}`,
 };
 
-/** What `--version` prints, like kube-apiserver's `Kubernetes v1.33.0`. */
+/**
+ * The binary version as statusz reports it: gitVersion without its `v`, as upstream's parsed binary version prints
+ * (pre-release and build metadata kept).
+ */
+export function binaryVersion(): string {
+  return versionInfo.gitVersion.slice(1);
+}
+
+/** What `--version` prints, like kube-apiserver's `Kubernetes v1.36.0`. */
 export function versionLine(): string {
   return `core-apiserver ${versionInfo.gitVersion}`;
 }

@@ -15,17 +15,19 @@ import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { APIServer } from '../server/server.ts';
+import { installZpages } from '../server/zpages/handlers.ts';
 import { startCompactor } from '../storage/compactor.ts';
 import { openSqliteStorage } from '../storage/sqlite/index.ts';
 import { log } from '../util/log.ts';
-import { versionInfo, versionLine } from '../version.ts';
+import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo, versionLine } from '../version.ts';
+import { effectiveConfig } from './configz.ts';
 import { registerBuildInfo } from '../metrics/build-info.ts';
 import { Registry } from '../metrics/registry.ts';
 import { registerObjectCounts } from '../registry/generic/metrics.ts';
 import { metricsHandler } from '../server/metrics-handler.ts';
 import { healthcheckSLIs } from '../server/healthz-metrics.ts';
 import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
-import { FlagError, parseFlags, usage, type ServerOptions } from './flags.ts';
+import { COMMAND, FlagError, flagRegistry, parseFlags, usage, type ServerOptions } from './flags.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 
 
@@ -44,6 +46,9 @@ async function loadTls(opts: ServerOptions): Promise<{ cert: string; key: string
   }
   return { cert: pki!.serverCertPem, key: pki!.serverKeyPem, clientCA, ...(admin ? { kubeconfig: { ca: pki!.caCertPem, ...admin } } : {}) };
 }
+
+/** Upstream's statusz reports when the process began, not when serving did. */
+const PROCESS_START = new Date(Date.now() - process.uptime() * 1000);
 
 export async function run(argv: string[]): Promise<number> {
   let opts: ServerOptions;
@@ -97,14 +102,28 @@ export async function run(argv: string[]): Promise<number> {
   });
   registerBuildInfo(metrics, versionInfo);
   registerObjectCounts(metrics, [events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
+  let servingPort = opts.securePort;
+  const zpages = installZpages({
+    statusz: {
+      component: COMMAND,
+      startTime: PROCESS_START,
+      goVersion: versionInfo.goVersion,
+      binaryVersion: binaryVersion(),
+      emulationVersion: majorMinor(EMULATION_VERSION),
+      minimumCompatibilityVersion: majorMinor(MIN_COMPATIBILITY_VERSION),
+      paths: () => [...health.paths(), ...apis.paths, '/metrics', '/metrics/slis'],
+    },
+    flags: () => [...flagRegistry().values()],
+    configz: () => effectiveConfig(opts, { dataDir, port: servingPort }),
+  });
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
     tls: { cert: tls.cert, key: tls.key, clientCA: tls.clientCA },
     scopes,
     health,
-    ...apis,
-    pathHandlers: [...apis.pathHandlers, metricsHandler(metrics), metricsHandler(slis.registry, '/metrics/slis')],
+    pathHandlers: [...apis.pathHandlers, ...zpages.pathHandlers, metricsHandler(metrics), metricsHandler(slis.registry, '/metrics/slis')],
+    servedPrefixes: apis.servedPrefixes,
     // Client certificates only, for now; bearer tokens and anonymous join the union later.
     authenticator: new UnionAuthenticator([new X509Authenticator()]),
     // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);
@@ -115,6 +134,7 @@ export async function run(argv: string[]): Promise<number> {
     requestTimeoutMs: opts.requestTimeoutMs,
   });
   const port = await server.listen();
+  servingPort = port;
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;
   address = `${host}:${port}`;
   const url = `https://${opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : host}:${port}`;

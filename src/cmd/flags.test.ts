@@ -210,6 +210,10 @@ test('--feature-gates errors are component-base\'s, wrapped by pflag; a failed p
     'invalid argument "ShardedListAndWatch=yes" for "--feature-gates" flag: invalid value of ShardedListAndWatch=yes, err: strconv.ParseBool: parsing "yes": invalid syntax');
   fails(['--feature-gates=ShardedListAndWatch'], 'invalid argument "ShardedListAndWatch" for "--feature-gates" flag: missing bool value for ShardedListAndWatch');
   fails(['--feature-gates'], 'flag needs an argument: --feature-gates');
+  fails(['--feature-gates=NativeHistograms=maybe'],
+    'invalid argument "NativeHistograms=maybe" for "--feature-gates" flag: invalid value of NativeHistograms=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax');
+  fails(['--feature-gates=ComponentSLIs=false'],
+    'invalid argument "ComponentSLIs=false" for "--feature-gates" flag: cannot set feature gate ComponentSLIs to false, feature is locked to true');
   assert.equal(featureGates.enabled('ShardedListAndWatch'), true);
   parseFlags([]);
 });
@@ -220,8 +224,11 @@ test('--feature-gates help lists every gate with its stage and default, indented
   const column = /^( {6}--feature-gates mapStringBool +)/m.exec(text)![1]!.length;
   const indent = ' '.repeat(column);
   for (const line of ['AllAlpha=true|false (ALPHA - default=false)', 'AllBeta=true|false (BETA - default=false)',
+    'ComponentFlagz=true|false (BETA - default=true)', 'ComponentStatusz=true|false (BETA - default=true)',
+    'NativeHistograms=true|false (ALPHA - default=false)', 'PodAndContainerStatsFromCRI=true|false (ALPHA - default=false)',
     'ShardedListAndWatch=true|false (ALPHA - default=false)']) {
     assert.ok(text.includes(`\n${indent}${line}\n`), line);
   }
   assert.match(text, /^Generic flags:\n[\s\S]*--feature-gates[\s\S]*\nStorage flags:/m);
+  assert.ok(!text.includes('ComponentSLIs=') && !text.includes('CoreletPSI='), 'GA gates are not offered, as upstream\'s KnownFeatures');
 });

@@ -5,7 +5,7 @@
  */
 import { goQuote } from '../util/goquote.ts';
 import { goParseBool } from '../apimachinery/strconv.ts';
-import { featureGates, formatGates, validateName } from '../features.ts';
+import { featureGates, formatGates, validateGate } from '../features.ts';
 import { validateDisabledMetrics, validateShowHiddenMetricsForVersion } from '../metrics/registry.ts';
 import { versionInfo } from '../version.ts';
 import { FlagError, FlagSet } from './flagset.ts';
@@ -163,7 +163,7 @@ function parseFeatureGates(text: string, current: Record<string, boolean>): Reco
     }
     out[name] = on;
   }
-  for (const name of Object.keys(out)) validateName(name);
+  for (const [name, on] of Object.entries(out)) validateGate(name, on);
   return out;
 }
 

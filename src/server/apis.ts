@@ -126,13 +126,13 @@ const versionHandler: PathHandler = (req, res, pathname) => {
 
 /**
  * The API surface of the registered resources (upstream InstallAPIGroup): discovery, OpenAPI, /version and the
- * namespace probe as path handlers, and the path prefixes of the served group versions. `referenceKinds` are
+ * namespace probe as path handlers, the path prefixes of the served group versions, and the paths served. `referenceKinds` are
  * listed in discovery without being served (see CORE_REFERENCE_KINDS).
  */
 export function installAPIs(
   scopes: readonly ResourceScope[],
   opts: { referenceKinds?: APIResourceInfo[]; serverAddress: () => string },
-): { pathHandlers: PathHandler[]; servedPrefixes: string[] } {
+): { pathHandlers: PathHandler[]; servedPrefixes: string[]; paths: string[] } {
   const openapi = new OpenAPIService(scopes.map(openAPIResource));
   const prefixes = new Set(scopes.map((s) => (s.group ? `/apis/${s.groupVersion}` : `/api/${s.version}`)));
   return {
@@ -143,5 +143,7 @@ export function installAPIs(
       (req, res, pathname, query) => openapi.handle(req, res, pathname, query),
     ],
     servedPrefixes: [...prefixes],
+    // The roots of what these handlers serve, for the Paths of /statusz.
+    paths: ['/api', '/apis', '/openapi/v2', '/openapi/v3', '/version', ...prefixes],
   };
 }

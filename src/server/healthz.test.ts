@@ -196,3 +196,9 @@ test('logBlockedCheck: fails once the log stream stays backed up for 2 minutes',
   assert.equal(stream.writableNeedDrain, false);
   check();
 });
+
+test('paths: every endpoint and each of its checks, as /statusz lists them', () => {
+  const h = new HealthChecks();
+  h.add('sqlite', () => {}, ['livez', 'readyz']);
+  assert.deepEqual(h.paths(), ['/healthz', '/healthz/ping', '/livez', '/livez/ping', '/livez/sqlite', '/readyz', '/readyz/ping', '/readyz/sqlite', '/readyz/shutdown']);
+});

@@ -58,6 +58,11 @@ export class HealthChecks {
     this.shuttingDown = true;
   }
 
+  /** Every path these checks serve: `/healthz`, `/healthz/ping`, ... (what /statusz lists). */
+  paths(): string[] {
+    return (['healthz', 'livez', 'readyz'] as const).flatMap((e) => [`/${e}`, ...this.names(e).map((n) => `/${e}/${n}`)]);
+  }
+
   /** The checks of an endpoint, in the order they run. */
   names(endpoint: HealthEndpoint): string[] {
     return this.list(endpoint).map((c) => c.name);

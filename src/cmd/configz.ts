@@ -1,0 +1,33 @@
+/**
+ * What /configz serves: the configuration the server runs with, after flags, defaults and start-up (the data
+ * directory resolved, the port picked when `--secure-port=0`), in the flags' own names and units. /flagz shows
+ * the flags as given; this is what they became.
+ */
+import { formatGoDuration } from '../apimachinery/duration.ts';
+import { featureGates } from '../features.ts';
+import { COMMAND, type ServerOptions } from './flags.ts';
+
+/** `{"core-apiserver": {...}}`: upstream's configz keys every registered configuration by its name. */
+export function effectiveConfig(opts: ServerOptions, serving: { dataDir: string; port: number }): Record<string, unknown> {
+  return {
+    [COMMAND]: {
+      dataDir: serving.dataDir,
+      bindAddress: opts.bindAddress,
+      securePort: serving.port,
+      tlsCertFile: opts.tlsCertFile,
+      tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
+      clientCAFile: opts.clientCaFile,
+      storageBackend: opts.storageBackend,
+      sqliteSynchronous: opts.sqliteSynchronous,
+      eventTTL: formatGoDuration(opts.eventTtlMs),
+      shutdownDelayDuration: formatGoDuration(opts.shutdownDelayMs),
+      maxRequestsInflight: opts.maxRequestsInflight,
+      maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
+      minRequestTimeout: opts.minRequestTimeoutSeconds,
+      requestTimeout: formatGoDuration(opts.requestTimeoutMs),
+      verbosity: opts.verbosity,
+      // Every gate's effective state, not only those given: what the server actually does.
+      featureGates: Object.fromEntries(featureGates.list().map((f) => [f.name, f.enabled])),
+    },
+  };
+}
