@@ -8,7 +8,7 @@ import { versionInfo } from '../src/version.ts';
 const s = new TestServer();
 const disabled = new TestServer();
 before(async () => {
-  await Promise.all([s.start(), disabled.start(['--disabled-metrics=apiserver_storage_objects'])]);
+  await Promise.all([s.start(), disabled.start(['--disabled-metrics=apiserver_storage_objects', '--feature-gates=NativeHistograms=true'])]);
 });
 after(async () => {
   await Promise.all([s.cleanup(), disabled.cleanup()]);
@@ -32,6 +32,8 @@ describe('/metrics', () => {
     assert.match(text, /^apiserver_storage_objects\{resource="events\.events\.cluster\.io"\} 2$/m);
     assert.match(text, /^registered_metrics_total\{deprecated_version="1\.34\.0",stability_level="STABLE"\} 1$/m);
     assert.match(text, /^disabled_metrics_total 0$/m);
+    assert.match(text, /^cluster_feature_enabled\{name="NativeHistograms",stage="ALPHA"\} 0$/m);
+    assert.match(text, /^cluster_feature_enabled\{name="ComponentSLIs",stage=""\} 1$/m, 'a GA gate has the empty stage');
     assert.match(text, /^hidden_metrics_total 0$/m);
     // Every sample line is a name, optional labels and a number.
     for (const line of text.trimEnd().split('\n')) if (!line.startsWith('#')) assert.match(line, /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? (-?[0-9.e+-]+|\+Inf|-Inf|NaN)$/, line);
@@ -55,6 +57,7 @@ describe('/metrics', () => {
     assert.doesNotMatch(text, /^apiserver_storage_objects/m);
     assert.match(text, /^apiserver_resource_objects\{/m);
     assert.match(text, /^disabled_metrics_total 1$/m);
+    assert.match(text, /^cluster_feature_enabled\{name="NativeHistograms",stage="ALPHA"\} 1$/m, 'the gate turned on reads 1');
     assert.match(text, /^hidden_metrics_total 1$/m);
   });
 

@@ -21,7 +21,9 @@ import { openSqliteStorage } from '../storage/sqlite/index.ts';
 import { log } from '../util/log.ts';
 import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo, versionLine } from '../version.ts';
 import { effectiveConfig } from './configz.ts';
+import { featureGates } from '../features.ts';
 import { registerBuildInfo } from '../metrics/build-info.ts';
+import { registerFeatureEnabled } from '../metrics/feature-enabled.ts';
 import { Registry } from '../metrics/registry.ts';
 import { registerObjectCounts } from '../registry/generic/metrics.ts';
 import { metricsHandler } from '../server/metrics-handler.ts';
@@ -101,6 +103,7 @@ export async function run(argv: string[]): Promise<number> {
     disabledMetrics: opts.disabledMetrics,
   });
   registerBuildInfo(metrics, versionInfo);
+  registerFeatureEnabled(metrics, featureGates.list());
   registerObjectCounts(metrics, [events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
   let servingPort = opts.securePort;
   const zpages = installZpages({
