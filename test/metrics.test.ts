@@ -39,6 +39,45 @@ describe('/metrics', () => {
     for (const line of text.trimEnd().split('\n')) if (!line.startsWith('#')) assert.match(line, /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? (-?[0-9.e+-]+|\+Inf|-Inf|NaN)$/, line);
   });
 
+  it('counts and times every REST request with upstream\'s verb, scope, dry_run and code labels', async () => {
+    const base = '/apis/events.cluster.io/v1/namespaces/req/events';
+    assert.equal((await s.request('POST', base, sampleEvent('r1', 'req'))).status, 201);
+    assert.equal((await s.request('POST', `${base}?dryRun=All`, sampleEvent('r2', 'req'))).status, 201);
+    assert.equal((await s.request('GET', base)).status, 200);
+    assert.equal((await s.request('GET', '/apis/events.cluster.io/v1/events')).status, 200);
+    assert.equal((await s.request('GET', `${base}/missing`)).status, 404);
+    const apply = { apiVersion: 'events.cluster.io/v1', kind: 'Event', metadata: { name: 'r1', namespace: 'req' }, note: 'applied' };
+    const a = await s.request('PATCH', `${base}/r1?fieldManager=t&force=true`, JSON.stringify(apply), { 'content-type': 'application/apply-patch+yaml' });
+    assert.ok(a.status === 200 || a.status === 422, a.body);
+    assert.equal((await s.request('DELETE', base)).status, 200);
+    const text = (await s.request('GET', '/metrics')).body;
+    const series = (verb: string, scope: string, code: string, dryRun = '') =>
+      new RegExp(`^apiserver_request_total\\{code="${code}",component="apiserver",dry_run="${dryRun}",group="events\\.cluster\\.io",resource="events",scope="${scope}",subresource="",verb="${verb}",version="v1"\\} (\\d+)$`, 'm');
+    assert.match(text, series('POST', 'resource', '201'));
+    assert.match(text, series('POST', 'resource', '201', 'All'));
+    assert.match(text, series('LIST', 'namespace', '200'));
+    assert.match(text, series('LIST', 'cluster', '200'));
+    assert.match(text, series('GET', 'resource', '404'));
+    assert.match(text, series('APPLY', 'resource', String(a.status)));
+    assert.match(text, series('DELETE', 'namespace', '200'), 'deletecollection is reported as DELETE');
+    assert.match(text, /^# HELP apiserver_request_duration_seconds \[STABLE\] Response latency distribution/m);
+    assert.match(text, /^apiserver_request_duration_seconds_bucket\{component="apiserver",dry_run="",group="events\.cluster\.io",resource="events",scope="resource",subresource="",verb="GET",version="v1",le="0\.005"\} \d+$/m);
+    assert.match(text, /^apiserver_request_duration_seconds_count\{component="apiserver",dry_run="",group="events\.cluster\.io",resource="events",scope="namespace",subresource="",verb="LIST",version="v1"\} [1-9]/m);
+  });
+
+  it('a watch is a long-running request while it lasts, and its duration spans it', async () => {
+    const watching = s.request('GET', '/apis/events.cluster.io/v1/namespaces/w/events?watch=1&timeoutSeconds=1');
+    await new Promise((r) => setTimeout(r, 300));
+    const during = (await s.request('GET', '/metrics')).body;
+    assert.match(during, /^apiserver_longrunning_requests\{component="apiserver",group="events\.cluster\.io",resource="events",scope="namespace",subresource="",verb="WATCH",version="v1"\} 1$/m);
+    assert.equal((await watching).status, 200);
+    const after = (await s.request('GET', '/metrics')).body;
+    assert.match(after, /^apiserver_longrunning_requests\{.*verb="WATCH".*\} 0$/m);
+    assert.match(after, /^apiserver_request_total\{code="200",.*scope="namespace",subresource="",verb="WATCH",version="v1"\} 1$/m);
+    // The watch lasted its timeoutSeconds: its observation is above the 0.8 s bucket.
+    assert.match(after, /^apiserver_request_duration_seconds_bucket\{.*verb="WATCH",version="v1",le="0\.8"\} 0$/m);
+  });
+
   it('promtool check metrics finds nothing to say about either endpoint', (t) => {
     const which = spawnSync('promtool', ['--version']);
     if (which.error) return t.skip('promtool is not installed (.ci/run installs Debian\'s prometheus)');

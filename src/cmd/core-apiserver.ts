@@ -27,6 +27,7 @@ import { registerFeatureEnabled } from '../metrics/feature-enabled.ts';
 import { Registry } from '../metrics/registry.ts';
 import { registerObjectCounts } from '../registry/generic/metrics.ts';
 import { metricsHandler } from '../server/metrics-handler.ts';
+import { RequestMetrics } from '../server/request-metrics.ts';
 import { healthcheckSLIs } from '../server/healthz-metrics.ts';
 import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
 import { COMMAND, FlagError, flagRegistry, parseFlags, usage, type ServerOptions } from './flags.ts';
@@ -127,6 +128,7 @@ export async function run(argv: string[]): Promise<number> {
     health,
     pathHandlers: [...apis.pathHandlers, ...zpages.pathHandlers, metricsHandler(metrics), metricsHandler(slis.registry, '/metrics/slis')],
     servedPrefixes: apis.servedPrefixes,
+    requestMetrics: new RequestMetrics(metrics),
     // Client certificates only, for now; bearer tokens and anonymous join the union later.
     authenticator: new UnionAuthenticator([new X509Authenticator()]),
     // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);

@@ -13,6 +13,7 @@ import type { Handler, HandlerContext } from './handler.ts';
 import type { HealthChecks } from './healthz.ts';
 import type { Request, Response } from './http-types.ts';
 import { writeText } from './responsewriters.ts';
+import type { RequestMetrics } from './request-metrics.ts';
 import { findScope, serveResource } from './rest-routes.ts';
 
 /** A non-resource handler: returns true when it answered. */
@@ -27,6 +28,8 @@ export interface APIHandlerConfig {
   pathHandlers: PathHandler[];
   /** Path prefixes of served API group versions: unknown paths below them get a Status 404, others plain text. */
   servedPrefixes: string[];
+  /** Records apiserver_request_total and friends for the REST requests (absent: none recorded). */
+  requestMetrics?: RequestMetrics;
 }
 
 export function newAPIHandler(cfg: APIHandlerConfig): Handler {
@@ -38,12 +41,16 @@ export function newAPIHandler(cfg: APIHandlerConfig): Handler {
     writeText(res, 404, '404 page not found\n');
   }
   const admission = cfg.admission ?? NO_ADMISSION;
+  const metrics = cfg.requestMetrics;
   return function apiHandler(req, res, ctx) {
     const info = requestInfoOf(ctx);
     if (info.isResourceRequest) {
       const scope = findScope(cfg.scopes, info);
-      // Resource requests are never on a public path, so authentication named a user.
-      if (scope) return serveResource({ req, res, query: ctx.query, info, user: ctx.user!, scope, admission, warnings: [] } satisfies RequestContext);
+      if (scope) {
+        // Resource requests are never on a public path, so authentication named a user.
+        const rctx: RequestContext = { req, res, query: ctx.query, info, user: ctx.user!, scope, admission, warnings: [] };
+        return metrics ? metrics.around(req, res, info, ctx.query, ctx.receivedAt, () => serveResource(rctx)) : serveResource(rctx);
+      }
     }
     return nonResource(req, res, ctx);
   };

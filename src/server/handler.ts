@@ -23,11 +23,13 @@ export interface HandlerContext {
   requestInfoError: unknown;
   /** The authenticated user; null only on a public path without credentials. withAuthentication. */
   user: UserInfo | null;
+  /** performance.now() when the request arrived (upstream's ReceivedTimestamp): request durations count from here. */
+  receivedAt: number;
 }
 
 const NO_QUERY = new URLSearchParams();
 
 /** A context with nothing learned yet; every field present, so that all of them share one shape. */
 export function newHandlerContext(): HandlerContext {
-  return { pathname: '', query: NO_QUERY, publicPath: false, requestInfo: undefined, requestInfoError: undefined, user: null };
+  return { pathname: '', query: NO_QUERY, publicPath: false, requestInfo: undefined, requestInfoError: undefined, user: null, receivedAt: performance.now() };
 }
