@@ -27,7 +27,7 @@ import { registerFeatureEnabled } from '../metrics/feature-enabled.ts';
 import { Registry } from '../metrics/registry.ts';
 import { registerObjectCounts } from '../registry/generic/metrics.ts';
 import { metricsHandler } from '../server/metrics-handler.ts';
-import { RequestMetrics } from '../server/request-metrics.ts';
+import { RequestMetrics, registerInflightGauge } from '../server/request-metrics.ts';
 import { healthcheckSLIs } from '../server/healthz-metrics.ts';
 import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
 import { COMMAND, FlagError, flagRegistry, parseFlags, usage, type ServerOptions } from './flags.ts';
@@ -138,6 +138,7 @@ export async function run(argv: string[]): Promise<number> {
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,
   });
+  registerInflightGauge(metrics, () => server.maxInFlight.counts);
   const port = await server.listen();
   servingPort = port;
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;

@@ -121,3 +121,18 @@ export class RequestMetrics {
     return r;
   }
 }
+
+/**
+ * `apiserver_current_inflight_requests{request_kind}`: the requests the max-in-flight filter counts now, read at
+ * scrape time (upstream samples its watermarks; the counts themselves are what a scrape sees here).
+ */
+export function registerInflightGauge(registry: Registry, counts: () => { readonly: number; mutating: number }): void {
+  const g = registry.gauge('apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.');
+  const readOnly = g.with('readOnly');
+  const mutating = g.with('mutating');
+  registry.onCollect(() => {
+    const c = counts();
+    readOnly.set(c.readonly);
+    mutating.set(c.mutating);
+  });
+}

@@ -38,13 +38,16 @@ export class APIServer {
   readonly #handler: Handler;
   #inflight = 0;
   #idle: (() => void) | undefined;
+  /** The in-flight counters of --max-requests-inflight and --max-mutating-requests-inflight (read by metrics). */
+  readonly maxInFlight: MaxInflight;
 
   constructor(cfg: ServerConfig) {
     this.#cfg = cfg;
+    this.maxInFlight = new MaxInflight(cfg.maxRequestsInflight, cfg.maxMutatingRequestsInflight);
     const chain: HandlerChainConfig = {
       authenticator: cfg.authenticator,
       authorizer: cfg.authorizer,
-      maxInFlight: new MaxInflight(cfg.maxRequestsInflight, cfg.maxMutatingRequestsInflight),
+      maxInFlight: this.maxInFlight,
       requestTimeoutMs: cfg.requestTimeoutMs,
     };
     this.#handler = buildHandlerChain(newAPIHandler(cfg), chain);
