@@ -11,7 +11,11 @@ export type Response = ServerResponse;
 /** Writes `chunk`, resolving once the socket buffer has room again (backpressure for large bodies and watches). */
 export function writeAndDrain(res: Response, chunk: Buffer | string): Promise<void> | undefined {
   const ok = (res as ServerResponse).write(chunk);
-  if (ok) return undefined;
+  return ok ? undefined : drained(res);
+}
+
+/** Resolves when the response's buffer has emptied (after a write returned false) or the response closed. */
+export function drained(res: Response): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);

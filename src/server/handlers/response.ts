@@ -13,6 +13,7 @@ import { servedBytes } from '../../registry/rest/scope.ts';
 import { partialObjectMetadata, toTable } from '../../registry/rest/table.ts';
 import { setWarnings, type RequestContext } from './context.ts';
 import { ChunkBuilder } from './chunks.ts';
+import { drained } from '../http-types.ts';
 
 /** The stored object (tables are computed from it whatever the view). */
 function decode(ctx: RequestContext, s: Served): KubeObject {
@@ -136,19 +137,6 @@ async function streamBody(ctx: RequestContext, out: ChunkBuilder, cursor: Served
   }
   out.text(tail);
   res.end(out.takeAll());
-}
-
-/** Resolves when the response's buffer has emptied (after a write returned false) or the response closed. */
-function drained(res: RequestContext['res']): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 /**
