@@ -8,7 +8,7 @@ import { versionInfo } from '../src/version.ts';
 const s = new TestServer();
 const disabled = new TestServer();
 before(async () => {
-  await Promise.all([s.start(), disabled.start(['--disabled-metrics=apiserver_storage_objects', '--feature-gates=NativeHistograms=true'])]);
+  await Promise.all([s.start(), disabled.start(['--disabled-metrics=apiserver_storage_objects', '--feature-gates=NativeHistograms=true', '--allow-metric-labels=apiserver_request_total,verb=POST,GET'])]);
 });
 after(async () => {
   await Promise.all([s.cleanup(), disabled.cleanup()]);
@@ -91,6 +91,52 @@ describe('/metrics', () => {
     })();
   });
 
+  it('the rest of the request family: SLI latency, response and body sizes, field validation, filter latency, health probes', async () => {
+    const base = '/apis/events.cluster.io/v1/namespaces/fam/events';
+    const body = sampleEvent('f1', 'fam');
+    assert.equal((await s.request('POST', `${base}?fieldValidation=Strict`, body)).status, 201);
+    const sizeSum = (text: string) => Number(/^apiserver_response_sizes_sum\{component="apiserver",group="events\.cluster\.io",resource="events",scope="namespace",subresource="",verb="LIST",version="v1"\} (\S+)$/m.exec(text)?.[1] ?? 0);
+    const before = sizeSum((await s.request('GET', '/metrics')).body);
+    const list = await s.request('GET', base);
+    assert.equal((await s.request('GET', '/readyz', undefined, {}, false)).status, 200);
+    const text = (await s.request('GET', '/metrics')).body;
+    const labels = 'group="events\\.cluster\\.io",resource="events",scope="namespace",subresource="",verb="LIST",version="v1"';
+    assert.match(text, new RegExp(`^apiserver_request_sli_duration_seconds_count\\{component="apiserver",${labels}\\} [1-9]`, 'm'));
+    assert.equal(sizeSum(text) - before, Buffer.byteLength(list.body), 'the LIST observed its body size');
+    assert.doesNotMatch(text, /^apiserver_response_sizes_count\{.*verb="POST"/m, 'only reads are sized');
+    assert.match(text, new RegExp(`^apiserver_request_body_size_bytes_sum\\{group="events\\.cluster\\.io",resource="events",verb="create"\\} \\d+`, 'm'));
+    assert.match(text, /^field_validation_request_duration_seconds_count\{field_validation="Strict"\} 1$/m);
+    assert.match(text, /^apiserver_request_filter_duration_seconds_count\{filter="authentication"\} [1-9]/m);
+    assert.match(text, /^apiserver_request_filter_duration_seconds_count\{filter="authorization"\} [1-9]/m);
+    assert.match(text, /^apiserver_request_total\{code="200",component="",dry_run="",group="",resource="",scope="",subresource="\/readyz",verb="GET",version=""\} [1-9]/m);
+    assert.match(text, /^apiserver_current_inflight_requests\{request_kind="readOnly"\} \d+$/m);
+    assert.match(text, /^apiserver_tls_handshake_errors_total 0$/m);
+    assert.match(text, /^version_info\{binary="[^"]+",component="core",emulation="1\.36",min_compat="1\.35"\} 1$/m);
+    assert.match(text, /^# HELP process_resident_memory_bytes Resident memory size in bytes\.$/m, 'process metrics are raw: no stability prefix');
+    assert.match(text, /^nodejs_heap_size_used_bytes \S+$/m);
+  });
+
+  it('--allow-metric-labels lets only the listed values through; others read "unexpected"', async () => {
+    await disabled.request('GET', '/apis/events.cluster.io/v1/events');
+    await disabled.request('POST', '/apis/events.cluster.io/v1/namespaces/al/events', sampleEvent('a1', 'al'));
+    const text = (await disabled.request('GET', '/metrics')).body;
+    assert.match(text, /^apiserver_request_total\{code="201",.*verb="POST",version="v1"\} 1$/m);
+    assert.match(text, /^apiserver_request_total\{code="200",.*scope="cluster",subresource="",verb="unexpected",version="v1"\} 1$/m);
+    assert.doesNotMatch(text, /^apiserver_request_total\{.*verb="LIST"/m);
+  });
+
+  it('a TLS handshake that fails is counted', async () => {
+    const { connect } = await import('node:tls');
+    await new Promise<void>((resolve) => {
+      // No client certificate is fine; a TLS version the server refuses is a handshake error on its side.
+      const sock = connect({ host: '127.0.0.1', port: s.port, rejectUnauthorized: false, maxVersion: 'TLSv1.1', minVersion: 'TLSv1' });
+      sock.on('error', () => resolve());
+      sock.on('secureConnect', () => (sock.destroy(), resolve()));
+    });
+    const text = (await s.request('GET', '/metrics')).body;
+    assert.match(text, /^apiserver_tls_handshake_errors_total [1-9]\d*$/m);
+  });
+
   it('--disabled-metrics leaves a metric out and counts it', async () => {
     const text = (await disabled.request('GET', '/metrics')).body;
     assert.doesNotMatch(text, /^apiserver_storage_objects/m);
@@ -111,7 +157,8 @@ describe('/metrics', () => {
     assert.match(r.body, /^# HELP cluster_healthchecks_total \[STABLE\] This metric records the results of all healthcheck\.$/m);
     assert.match(r.body, /^cluster_healthchecks_total\{name="shutdown",status="success",type="readyz"\} [1-9][0-9]*$/m);
     const families = [...r.body.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
-    assert.deepEqual(families, ['cluster_healthcheck', 'cluster_healthchecks_total']);
+    assert.deepEqual(families, ['cluster_healthcheck', 'cluster_healthchecks_total', 'process_start_time_seconds']);
+    assert.match(r.body, /^# HELP process_start_time_seconds \[ALPHA\] Start time of the process since unix epoch in seconds\.$/m);
     assert.doesNotMatch((await s.request('GET', '/metrics')).body, /cluster_healthcheck/);
   });
 

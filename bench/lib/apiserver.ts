@@ -78,7 +78,7 @@ export function h2Get(origin: string, path: string, creds?: ClientCreds, timeout
 }
 
 /** Starts core-apiserver on a fresh data dir and waits for /readyz 200. */
-export async function startApiServer(extraArgs: string[] = [], label = 'core-apiserver'): Promise<RunningServer> {
+export async function startApiServer(extraArgs: string[] = [], label = 'core-apiserver', env?: Record<string, string>): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'core-apiserver-bench-'));
   const port = await freePort();
   // BENCH_SERVER_NODE_ARGS adds Node options for a diagnosis, e.g. `--heapsnapshot-signal=SIGUSR2`.
@@ -86,6 +86,7 @@ export async function startApiServer(extraArgs: string[] = [], label = 'core-api
   const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${dataDir}`, `--secure-port=${port}`, ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(env ? { env: { ...process.env, ...env } } : {}),
   });
   const child = new Child(proc, label);
   const origin = `https://127.0.0.1:${port}`;

@@ -1,6 +1,8 @@
 /**
  * core-apiserver: parse flags, prepare TLS and storage, build the resources and the server, run until SIGTERM.
  */
+import { readAllowListManifest, toAllowList } from '../metrics/allow-list.ts';
+import { registerProcessMetrics } from '../metrics/process.ts';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { eventCodec, registerEvents } from '../registry/events/storage.ts';
@@ -22,7 +24,7 @@ import { log } from '../util/log.ts';
 import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo, versionLine } from '../version.ts';
 import { effectiveConfig } from './configz.ts';
 import { featureGates } from '../features.ts';
-import { registerBuildInfo } from '../metrics/build-info.ts';
+import { registerBuildInfo, registerVersionInfo } from '../metrics/build-info.ts';
 import { registerFeatureEnabled } from '../metrics/feature-enabled.ts';
 import { Registry } from '../metrics/registry.ts';
 import { registerObjectCounts } from '../registry/generic/metrics.ts';
@@ -102,7 +104,10 @@ export async function run(argv: string[]): Promise<number> {
     version: versionInfo.gitVersion,
     showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
     disabledMetrics: opts.disabledMetrics,
+    allowMetricLabels: toAllowList(Object.keys(opts.allowMetricLabels).length || !opts.allowMetricLabelsManifest ? opts.allowMetricLabels : readAllowListManifest(opts.allowMetricLabelsManifest)),
   });
+  registerVersionInfo(metrics, binaryVersion(), majorMinor(EMULATION_VERSION), majorMinor(MIN_COMPATIBILITY_VERSION));
+  const stopProcessMetrics = registerProcessMetrics(metrics);
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
   registerObjectCounts(metrics, [events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
@@ -128,7 +133,8 @@ export async function run(argv: string[]): Promise<number> {
     health,
     pathHandlers: [...apis.pathHandlers, ...zpages.pathHandlers, metricsHandler(metrics), metricsHandler(slis.registry, '/metrics/slis')],
     servedPrefixes: apis.servedPrefixes,
-    requestMetrics: new RequestMetrics(metrics),
+    // The benchmark's baseline (bench/scenarios/metrics-cost.ts) is this server with nothing recorded per request.
+    ...(process.env.CORE_APISERVER_BENCH_NO_METRICS === '1' ? {} : { requestMetrics: new RequestMetrics(metrics) }),
     // Client certificates only, for now; bearer tokens and anonymous join the union later.
     authenticator: new UnionAuthenticator([new X509Authenticator()]),
     // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);
@@ -138,7 +144,7 @@ export async function run(argv: string[]): Promise<number> {
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,
   });
-  registerInflightGauge(metrics, () => server.maxInFlight.counts);
+  const stopInflightGauge = registerInflightGauge(metrics, () => server.maxInFlight.takeWatermarks());
   const port = await server.listen();
   servingPort = port;
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;
@@ -161,6 +167,8 @@ export async function run(argv: string[]): Promise<number> {
       if (opts.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
       await server.shutdown(60_000);
       compactor.stop();
+      stopInflightGauge();
+      stopProcessMetrics();
       events.cacher.stop();
       await storage.close();
       log.info('Shutdown complete');

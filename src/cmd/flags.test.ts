@@ -32,6 +32,8 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     featureGates: {},
     showHiddenMetricsForVersion: '',
     disabledMetrics: [],
+    allowMetricLabels: {},
+    allowMetricLabelsManifest: '',
     help: false,
     version: false,
   });
@@ -137,11 +139,21 @@ test('validation after parsing', () => {
     '[--secure-port -1 must be between 0 and 65535, inclusive. 0 picks a free port, --max-mutating-requests-inflight can not be negative value]');
 });
 
+test('metrics flags: --allow-metric-labels as pflag stringToString, checked as upstream; a bad manifest is refused', () => {
+  const o = parseFlags(['--allow-metric-labels=apiserver_request_total,verb=GET,LIST', '--allow-metric-labels', 'apiserver_request_total,code=200']);
+  assert.deepEqual(o.allowMetricLabels, { 'apiserver_request_total,verb': 'GET,LIST', 'apiserver_request_total,code': '200' });
+  assert.equal(flagRegistry().get('allow-metric-labels')?.value, '["apiserver_request_total,code=200","apiserver_request_total,verb=GET,LIST"]');
+  assert.throws(() => parseFlags(['--allow-metric-labels=verb=GET']), { message: /^metrics\.allowListMapping: Invalid value: map\[string\]string\{"verb":"GET"\}: must have keys with format/ });
+  assert.throws(() => parseFlags(['--allow-metric-labels-manifest=/nonexistent/allow.yaml']), {
+    message: 'metrics.allowListMappingManifest: Invalid value: "/nonexistent/allow.yaml": failed to read allow list manifest: open /nonexistent/allow.yaml: no such file or directory',
+  });
+});
+
 test('registry holds name, type, default, help and current value of every flag', () => {
   parseFlags(['--event-ttl=90m', '-v', '2']);
   const reg = flagRegistry();
   assert.deepEqual([...reg.keys()], [
-    'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
+    'allow-metric-labels', 'allow-metric-labels-manifest', 'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
     'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
     'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'v', 'version',
   ]);

@@ -7,6 +7,7 @@ import { goQuote } from '../util/goquote.ts';
 import { goParseBool } from '../apimachinery/strconv.ts';
 import { featureGates, formatGates, validateGate } from '../features.ts';
 import { validateDisabledMetrics, validateShowHiddenMetricsForVersion } from '../metrics/registry.ts';
+import { formatStringToString, parseStringToString, readAllowListManifest, validateAllowListMapping } from '../metrics/allow-list.ts';
 import { versionInfo } from '../version.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
@@ -37,6 +38,10 @@ export interface ServerOptions {
   showHiddenMetricsForVersion: string;
   /** `--disabled-metrics`. */
   disabledMetrics: string[];
+  /** `--allow-metric-labels`: `metric,label` → `v1,v2`. */
+  allowMetricLabels: Record<string, string>;
+  /** `--allow-metric-labels-manifest`: the same mapping from a YAML file (the flag wins when given). */
+  allowMetricLabelsManifest: string;
   /** `--feature-gates` as given (gates set by name); the process-wide `featureGates` is set from it. */
   featureGates: Record<string, boolean>;
   /** `--help`/`-h` was given: print `usage()` and exit 0; nothing else was validated. */
@@ -94,6 +99,13 @@ function newServerFlagSet() {
       parse: (text, current) => (text === '' ? current : [...current, ...text.split(',')]),
       format: (v) => `[${v.join(',')}]`,
     }),
+    allowMetricLabels: fs.add<Record<string, string>>({
+      name: 'allow-metric-labels', type: 'stringToString', default: {}, section: 'Metrics',
+      help: "The map from metric-label to value allow-list of this label. The key's format is <MetricName>,<LabelName>. The value's format is <allowed_value>,<allowed_value>...e.g. metric1,label1='v1,v2,v3', metric1,label2='v1,v2,v3' metric2,label1='v1,v2,v3'.",
+      parse: parseStringToString,
+      format: formatStringToString,
+    }),
+    allowMetricLabelsManifest: fs.string('allow-metric-labels-manifest', '', 'The path to the manifest file that contains the allow-list mapping. The format of the file is the same as the flag --allow-metric-labels. Note that the flag --allow-metric-labels will override the manifest file.', { section: 'Metrics' }),
     eventTtl: fs.duration('event-ttl', 3_600_000, 'Amount of time to retain events.', { section: 'Misc' }),
     verbosity: fs.level('v', 0, 'number for the log level verbosity', { section: 'Logs', shorthand: 'v' }),
     help: fs.bool('help', false, `help for ${COMMAND}`, { section: 'Global', shorthand: 'h' }),
@@ -133,6 +145,8 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     featureGates: { ...flags.featureGates.value },
     showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion.value,
     disabledMetrics: [...flags.disabledMetrics.value],
+    allowMetricLabels: { ...flags.allowMetricLabels.value },
+    allowMetricLabelsManifest: flags.allowMetricLabelsManifest.value,
     help: flags.help.value,
     version: flags.version.value,
   };
@@ -200,6 +214,15 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   if (hidden) errs.push(hidden);
   const disabled = validateDisabledMetrics(flags.disabledMetrics.value);
   if (disabled) errs.push(disabled);
+  const allow = validateAllowListMapping(flags.allowMetricLabels.value);
+  if (allow) errs.push(allow);
+  if (flags.allowMetricLabelsManifest.value !== '') {
+    try {
+      readAllowListManifest(flags.allowMetricLabelsManifest.value);
+    } catch (e) {
+      errs.push((e as Error).message);
+    }
+  }
   if (errs.length === 1) throw new FlagError(errs[0]);
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
 }

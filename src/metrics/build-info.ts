@@ -8,3 +8,11 @@ export function registerBuildInfo(registry: Registry, v: VersionInfo): void {
     .with(v.buildDate, v.compiler, v.gitCommit, v.gitTreeState, v.gitVersion, v.goVersion, v.major, v.minor, v.platform)
     .set(1);
 }
+
+/**
+ * `version_info{component,binary,emulation,min_compat}` (upstream compatibility registry): the binary's version and
+ * the versions it emulates and stays compatible with; the component is `core` where upstream says `kube`.
+ */
+export function registerVersionInfo(registry: Registry, binary: string, emulation: string, minCompat: string): void {
+  registry.gauge('version_info', 'Provides the compatibility version info of the component. The component label is the name of the component, usually kube, but is relevant for aggregated-apiservers.').with(binary, 'core', emulation, minCompat).set(1);
+}

@@ -112,6 +112,17 @@ export class Registry {
     return this.#register(name, help, 'histogram', () => new HistogramSeries(bounds));
   }
 
+  /**
+   * A metric outside the catalogue registered as upstream registers its raw Prometheus collectors (process and runtime
+   * metrics): HELP as given, no stability prefix, not counted, hidden or disabled by the stability framework.
+   */
+  raw<S extends Series>(name: string, help: string, type: FamilyType, labelNames: readonly string[], newSeries: () => S): MetricVec<S> {
+    if (this.#families.has(name)) throw new Error(`metric ${name} is registered twice`);
+    const vec = new MetricVec<S>({ labelNames, enabled: true, newSeries });
+    this.#families.set(name, { name, help, type, labelNames, constLabels: {}, vec: vec as MetricVec<Series> });
+    return vec;
+  }
+
   /** Runs `fn` before every collection (gauges whose value is read at scrape time). */
   onCollect(fn: () => void): void {
     this.#collectHooks.push(fn);

@@ -32,16 +32,22 @@ export interface APIHandlerConfig {
   requestMetrics?: RequestMetrics;
 }
 
+/** The health endpoints upstream instruments (their per-check paths are not). */
+const HEALTH_ROOTS = new Set(['/healthz', '/livez', '/readyz']);
+
 export function newAPIHandler(cfg: APIHandlerConfig): Handler {
+  const metrics = cfg.requestMetrics;
   async function nonResource(req: Request, res: Response, ctx: HandlerContext): Promise<void> {
     const { pathname, query } = ctx;
-    if (cfg.health.handle(req, res, pathname, query)) return;
+    if (cfg.health.handle(req, res, pathname, query)) {
+      if (metrics && HEALTH_ROOTS.has(pathname)) metrics.health(res, pathname, ctx.receivedAt);
+      return;
+    }
     for (const h of cfg.pathHandlers) if (await h(req, res, pathname, query, ctx.user)) return;
     if (cfg.servedPrefixes.some((p) => pathname === p || pathname.startsWith(p + '/'))) throw newNotFoundPath();
     writeText(res, 404, '404 page not found\n');
   }
   const admission = cfg.admission ?? NO_ADMISSION;
-  const metrics = cfg.requestMetrics;
   return function apiHandler(req, res, ctx) {
     const info = requestInfoOf(ctx);
     if (info.isResourceRequest) {
@@ -49,7 +55,7 @@ export function newAPIHandler(cfg: APIHandlerConfig): Handler {
       if (scope) {
         // Resource requests are never on a public path, so authentication named a user.
         const rctx: RequestContext = { req, res, query: ctx.query, info, user: ctx.user!, scope, admission, warnings: [] };
-        return metrics ? metrics.around(req, res, info, ctx.query, ctx.receivedAt, () => serveResource(rctx)) : serveResource(rctx);
+        return metrics ? metrics.around(req, res, info, ctx.query, ctx.receivedAt, () => serveResource(rctx), () => rctx.bodyBytes) : serveResource(rctx);
       }
     }
     return nonResource(req, res, ctx);

@@ -34,6 +34,7 @@ import type { Authorizer } from '../auth/authorizer/interface.ts';
 import { withAuthentication } from './filters/authentication.ts';
 import { withAuthorization } from './filters/authorization.ts';
 import { withCacheControl } from './filters/cache-control.ts';
+import type { ChainMetrics } from './filters/filter-latency.ts';
 import { withHTTPLogging } from './filters/http-logging.ts';
 import { type MaxInflight, withMaxInFlightLimit } from './filters/maxinflight.ts';
 import { withPanicRecovery } from './filters/panic-recovery.ts';
@@ -49,14 +50,16 @@ export interface HandlerChainConfig {
   maxInFlight: MaxInflight;
   /** --request-timeout in ms (0: none). */
   requestTimeoutMs: number;
+  /** Where the filters report latencies and self-defense outcomes (absent: nowhere). */
+  metrics?: ChainMetrics;
 }
 
 export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): Handler {
   let handler = apiHandler;
-  handler = withAuthorization(handler, c.authorizer);
-  handler = withMaxInFlightLimit(handler, c.maxInFlight);
-  handler = withRequestDeadline(handler, c.requestTimeoutMs);
-  handler = withAuthentication(handler, c.authenticator);
+  handler = withAuthorization(handler, c.authorizer, c.metrics);
+  handler = withMaxInFlightLimit(handler, c.maxInFlight, c.metrics);
+  handler = withRequestDeadline(handler, c.requestTimeoutMs, c.metrics);
+  handler = withAuthentication(handler, c.authenticator, c.metrics);
   handler = withCacheControl(handler);
   handler = withRequestInfo(handler);
   handler = withHTTPLogging(handler);

@@ -17,6 +17,7 @@ import { requestDeadlineMs } from './filters/request-deadline.ts';
 import { resolveRequestInfo } from './filters/request-info.ts';
 import { newHandlerContext } from './handler.ts';
 import type { HandlerChainConfig } from './handler-chain.ts';
+import type { ChainMetrics } from './filters/filter-latency.ts';
 import { respondTooManyRequests } from './responsewriters.ts';
 
 export function installHTTP2EarlyRefusal(server: http2.Http2SecureServer, c: HandlerChainConfig): void {
@@ -27,7 +28,10 @@ export function installHTTP2EarlyRefusal(server: http2.Http2SecureServer, c: Han
   // A plain function so that node's listener arguments pass on as they came (no rest array per stream).
   server.on('stream', function (this: unknown, stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) {
     // At -v=3 every request is logged with its latency, which only the ordinary path does.
-    if (c.maxInFlight.saturated && !log.V(3).enabled && refusesAtHeaders(c, stream, headers)) respondTooManyRequests(stream);
+    if (c.maxInFlight.saturated && !log.V(3).enabled && refusesAtHeaders(c, stream, headers)) {
+      respondTooManyRequests(stream);
+      if (c.metrics) recordRefusal(c.metrics, headers);
+    }
     // eslint-disable-next-line prefer-rest-params
     else forward.apply(server, arguments as unknown as unknown[]);
   });
@@ -71,3 +75,11 @@ function authenticatesAtOnce(authenticator: Authenticator, req: AuthenticatorReq
 }
 
 function ignore(): void {}
+
+/** The refusal counted as the filter counts it; the attributes are parsed again only on this (rare) path. */
+function recordRefusal(metrics: ChainMetrics, headers: http2.IncomingHttpHeaders): void {
+  const ctx = newHandlerContext();
+  resolveRequestInfo(ctx, headers[':method'] as string, headers[':path'] as string);
+  const ct = headers['content-type'];
+  if (ctx.requestInfo) metrics.tooManyRequests(headers[':method'] as string, typeof ct === 'string' ? ct : undefined, ctx.requestInfo, ctx.query);
+}

@@ -12,6 +12,14 @@ import type { Request, Response } from './http-types.ts';
 
 /** apiserver_request_duration_seconds buckets (reference §8.3). */
 const DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+/** apiserver_request_sli_duration_seconds and field_validation_request_duration_seconds. */
+const SLI_BUCKETS = [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+/** apiserver_response_sizes: 1 KB to 1 GB by powers of ten. */
+const RESPONSE_SIZE_BUCKETS = [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+/** apiserver_request_body_size_bytes: 50 KB, then every 100 KB (upstream LinearBuckets(50000, 100000, 31)). */
+const BODY_SIZE_BUCKETS = Array.from({ length: 31 }, (_, i) => 50_000 + i * 100_000);
+/** apiserver_request_filter_duration_seconds. */
+const FILTER_BUCKETS = [0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 5, 10, 15, 30];
 const APPLY_PATCH = 'application/apply-patch+yaml';
 const COMPONENT = 'apiserver';
 
@@ -46,14 +54,57 @@ export function reportedDryRun(query: URLSearchParams): string {
 interface Route {
   labels: readonly [string, string, string, string, string, string, string];
   duration: HistogramSeries;
+  /** apiserver_request_sli_duration_seconds (no dry_run label; dry-run requests are not observed). */
+  sli: HistogramSeries;
+  /** apiserver_response_sizes, for GET and LIST only. */
+  sizes: HistogramSeries | undefined;
   byCode: Map<number, CounterSeries>;
 }
+
+/** upstream cleanFieldValidation: the one `fieldValidation` value, `invalid` for several or an unknown one. */
+export function reportedFieldValidation(query: URLSearchParams): string {
+  const values = query.getAll('fieldValidation');
+  if (!values.length) return '';
+  if (values.length !== 1 || !FIELD_VALIDATIONS.has(values[0]!)) return 'invalid';
+  return values[0]!;
+}
+
+const FIELD_VALIDATIONS = new Set(['Ignore', 'Warn', 'Strict']);
+
+/** The `verb` label of apiserver_request_body_size_bytes (upstream's RequestBodyVerb) for a request info verb. */
+const BODY_VERBS: Record<string, string> = { create: 'create', update: 'update', patch: 'patch', delete: 'delete', deletecollection: 'delete_collection' };
+
+/** Bytes of a streamed (chunked) response body, noted by the writer; a body with a Content-Length is read from it. */
+const streamedBytes = new WeakMap<Response, number>();
+
+export function noteStreamedBytes(res: Response, n: number): void {
+  streamedBytes.set(res, n);
+}
+
+function responseBytes(res: Response): number {
+  const cl = res.getHeader('content-length');
+  if (cl !== undefined) return Number(cl);
+  return streamedBytes.get(res) ?? 0;
+}
+
+/** Filters whose latency upstream tracks (filterlatency.TrackStarted/TrackCompleted) that this chain has. */
+export type TrackedFilter = 'authentication' | 'authorization';
 
 export class RequestMetrics {
   readonly #total;
   readonly #duration;
+  readonly #sli;
+  readonly #sizes;
   readonly #longrunning;
+  readonly #fieldValidation;
+  readonly #bodySizes;
+  readonly #terminations;
+  readonly #aborts;
+  readonly #postTimeout;
+  readonly #filterDuration: Record<TrackedFilter, HistogramSeries>;
+  readonly #tlsHandshakeErrors: CounterSeries;
   readonly #routes = new Map<string, Route>();
+  readonly #byFieldValidation = new Map<string, HistogramSeries>();
 
   constructor(registry: Registry) {
     this.#total = registry.counter('apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
@@ -62,15 +113,30 @@ export class RequestMetrics {
       'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
       DURATION_BUCKETS,
     );
+    this.#sli = registry.histogram(
+      'apiserver_request_sli_duration_seconds',
+      'Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.',
+      SLI_BUCKETS,
+    );
+    this.#sizes = registry.histogram('apiserver_response_sizes', 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', RESPONSE_SIZE_BUCKETS);
     this.#longrunning = registry.gauge('apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.');
+    this.#fieldValidation = registry.histogram('field_validation_request_duration_seconds', 'Response latency distribution in seconds for each field validation value', SLI_BUCKETS);
+    this.#bodySizes = registry.histogram('apiserver_request_body_size_bytes', 'Apiserver request body size in bytes broken out by resource and verb.', BODY_SIZE_BUCKETS);
+    this.#terminations = registry.counter('apiserver_request_terminations_total', 'Number of requests which apiserver terminated in self-defense.');
+    this.#aborts = registry.counter('apiserver_request_aborts_total', 'Number of requests which apiserver aborted possibly due to a timeout, for each group, version, verb, resource, subresource and scope');
+    this.#postTimeout = registry.counter('apiserver_request_post_timeout_total', 'Tracks the activity of the request handlers after the associated requests have been timed out by the apiserver');
+    const filters = registry.histogram('apiserver_request_filter_duration_seconds', 'Request filter latency distribution in seconds, for each filter type', FILTER_BUCKETS);
+    this.#filterDuration = { authentication: filters.with('authentication'), authorization: filters.with('authorization') };
+    this.#tlsHandshakeErrors = registry.counter('apiserver_tls_handshake_errors_total', "Number of requests dropped with 'TLS handshake error from' error").with();
   }
 
   /**
-   * Records a REST request around `serve`: the duration from `startMs` (performance.now() when the request entered
-   * the handler) to its end, the code it answered with (a thrown StatusError's code, 500 for anything else thrown),
-   * and for a watch its time in flight.
+   * Records a REST request around `serve`: the duration from `startMs` (performance.now() when the request arrived)
+   * to its end, the code it answered with (a thrown StatusError's code, 500 for anything else thrown), the size of a
+   * GET or LIST answer, the request body a write read (`bodyBytes()`, after `serve`), and for a watch its time in
+   * flight.
    */
-  async around(req: Request, res: Response, info: RequestInfo, query: URLSearchParams, startMs: number, serve: () => Promise<void>): Promise<void> {
+  async around(req: Request, res: Response, info: RequestInfo, query: URLSearchParams, startMs: number, serve: () => Promise<void>, bodyBytes?: () => number | undefined): Promise<void> {
     const scope = reportedScope(info);
     const verb = reportedVerb(req, info, scope);
     const dryRun = reportedDryRun(query);
@@ -83,10 +149,14 @@ export class RequestMetrics {
     const route = this.#route(dryRun, info.apiGroup, info.resource, scope, info.subresource, verb, info.apiVersion);
     const record = () => {
       if (code === 0) code = res.statusCode;
-      let total = route.byCode.get(code);
-      if (!total) route.byCode.set(code, (total = this.#total.with(String(code), COMPONENT, ...route.labels)));
-      total.inc();
-      route.duration.observe((performance.now() - startMs) / 1000);
+      this.#record(route, code, startMs, res, dryRun === '');
+      const fv = reportedFieldValidation(query);
+      let fvSeries = this.#byFieldValidation.get(fv);
+      if (!fvSeries) this.#byFieldValidation.set(fv, (fvSeries = this.#fieldValidation.with(fv)));
+      fvSeries.observe((performance.now() - startMs) / 1000);
+      const body = bodyBytes?.();
+      const bodyVerb = BODY_VERBS[info.verb];
+      if (body !== undefined && bodyVerb) this.#bodySizes.with(info.apiGroup, info.resource, bodyVerb).observe(body);
     };
     try {
       await serve();
@@ -110,29 +180,119 @@ export class RequestMetrics {
     record();
   }
 
+  /**
+   * Records a request to /healthz, /livez or /readyz (upstream instruments these roots as verb GET with the path as
+   * the subresource and every other label empty, component included).
+   */
+  health(res: Response, path: string, startMs: number): void {
+    const key = `health ${path}`;
+    let r = this.#routes.get(key);
+    if (!r) {
+      const labels = ['', '', '', '', path, 'GET', ''] as const;
+      r = { labels, duration: this.#duration.with('', ...labels), sli: this.#sli.with('', '', '', '', path, 'GET', ''), sizes: this.#sizes.with('', '', '', '', path, 'GET', ''), byCode: new Map() };
+      this.#routes.set(key, r);
+    }
+    const route = r;
+    const done = () => this.#record(route, res.statusCode, startMs, res, true, '');
+    if (res.writableFinished) done();
+    else res.once('finish', done);
+  }
+
+  /**
+   * A request the max-in-flight filter refused with 429 (upstream RecordDroppedRequest and RecordRequestTermination):
+   * it counts in apiserver_request_total and apiserver_request_terminations_total, with no duration.
+   */
+  tooManyRequests(method: string, contentType: string | undefined, info: RequestInfo, query: URLSearchParams): void {
+    const scope = reportedScope(info);
+    const verb = verbOf(method, contentType, info, scope);
+    const group = info.isResourceRequest ? info.apiGroup : '';
+    const version = info.isResourceRequest ? info.apiVersion : '';
+    const resource = info.isResourceRequest ? info.resource : '';
+    this.#total.with('429', COMPONENT, reportedDryRun(query), group, resource, scope, info.subresource, verb, version).inc();
+    this.terminated(method, contentType, info, 429);
+  }
+
+  /** apiserver_request_terminations_total: a request the server ended in self-defense (429, or 504 on timeout). */
+  terminated(method: string, contentType: string | undefined, info: RequestInfo, code: number): void {
+    const scope = reportedScope(info);
+    const verb = verbOf(method, contentType, info, scope);
+    if (info.isResourceRequest) this.#terminations.with(String(code), COMPONENT, info.apiGroup, info.resource, scope, info.subresource, verb, info.apiVersion).inc();
+    else this.#terminations.with(String(code), COMPONENT, '', '', scope, info.path, verb, '').inc();
+  }
+
+  /** apiserver_request_aborts_total: a response the server cut off after it had started (its deadline passed). */
+  aborted(method: string, contentType: string | undefined, info: RequestInfo): void {
+    const scope = reportedScope(info);
+    this.#aborts.with(info.apiGroup, info.resource, scope, info.subresource, verbOf(method, contentType, info, scope), info.apiVersion).inc();
+  }
+
+  /** apiserver_request_post_timeout_total: what a handler did once its request had been answered with 504. */
+  postTimeout(source: 'timeout-handler' | 'rest-handler', status: 'ok' | 'error' | 'panic' | 'pending'): void {
+    this.#postTimeout.with(source, status).inc();
+  }
+
+  /** apiserver_request_filter_duration_seconds: the time a filter took before it handed the request on. */
+  filterLatency(filter: TrackedFilter, seconds: number): void {
+    this.#filterDuration[filter].observe(seconds);
+  }
+
+  /** apiserver_tls_handshake_errors_total. */
+  tlsHandshakeError(): void {
+    this.#tlsHandshakeErrors.inc();
+  }
+
+  #record(route: Route, code: number, startMs: number, res: Response, sli: boolean, component = COMPONENT): void {
+    let total = route.byCode.get(code);
+    if (!total) route.byCode.set(code, (total = this.#total.with(String(code), component, ...route.labels)));
+    total.inc();
+    const seconds = (performance.now() - startMs) / 1000;
+    route.duration.observe(seconds);
+    // No webhooks and no priority-and-fairness queue here: the SLI latency is the whole latency.
+    if (sli) route.sli.observe(seconds);
+    const sizes = route.sizes;
+    if (!sizes) return;
+    // A thrown error's Status is written after this (by the panic recovery filter): its size is known once sent.
+    if (res.headersSent) sizes.observe(responseBytes(res));
+    else res.once('finish', () => sizes.observe(responseBytes(res)));
+  }
+
   #route(dryRun: string, group: string, resource: string, scope: string, subresource: string, verb: string, version: string): Route {
     const key = `${verb} ${scope} ${group}/${version}/${resource}/${subresource} ${dryRun}`;
     let r = this.#routes.get(key);
     if (!r) {
       const labels = [dryRun, group, resource, scope, subresource, verb, version] as const;
-      r = { labels, duration: this.#duration.with(COMPONENT, ...labels), byCode: new Map() };
+      const read = verb === 'GET' || verb === 'LIST';
+      r = {
+        labels,
+        duration: this.#duration.with(COMPONENT, ...labels),
+        sli: this.#sli.with(COMPONENT, group, resource, scope, subresource, verb, version),
+        sizes: read ? this.#sizes.with(COMPONENT, group, resource, scope, subresource, verb, version) : undefined,
+        byCode: new Map(),
+      };
       this.#routes.set(key, r);
     }
     return r;
   }
 }
 
+function verbOf(method: string, contentType: string | undefined, info: RequestInfo, scope: string): string {
+  return reportedVerb({ method, headers: contentType === undefined ? {} : { 'content-type': contentType } } as Request, info, scope);
+}
+
 /**
- * `apiserver_current_inflight_requests{request_kind}`: the requests the max-in-flight filter counts now, read at
- * scrape time (upstream samples its watermarks; the counts themselves are what a scrape sees here).
+ * `apiserver_current_inflight_requests{request_kind}`: as upstream, the most requests the max-in-flight filter counted
+ * at once during the last second (a pre-aggregated figure: the instantaneous count is too volatile to sample).
+ * Returns the function that stops the once-a-second update.
  */
-export function registerInflightGauge(registry: Registry, counts: () => { readonly: number; mutating: number }): void {
+export function registerInflightGauge(registry: Registry, watermarks: () => { readonly: number; mutating: number }): () => void {
   const g = registry.gauge('apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.');
   const readOnly = g.with('readOnly');
   const mutating = g.with('mutating');
-  registry.onCollect(() => {
-    const c = counts();
-    readOnly.set(c.readonly);
-    mutating.set(c.mutating);
-  });
+  const timer = setInterval(() => {
+    const w = watermarks();
+    readOnly.set(w.readonly);
+    mutating.set(w.mutating);
+  }, 1000);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -49,6 +49,7 @@ export class APIServer {
       authorizer: cfg.authorizer,
       maxInFlight: this.maxInFlight,
       requestTimeoutMs: cfg.requestTimeoutMs,
+      ...(cfg.requestMetrics ? { metrics: cfg.requestMetrics } : {}),
     };
     this.#handler = buildHandlerChain(newAPIHandler(cfg), chain);
     this.#server = http2.createSecureServer(
@@ -74,7 +75,10 @@ export class APIServer {
       this.#sessions.add(s);
       s.on('close', () => this.#sessions.delete(s));
     });
-    this.#server.on('tlsClientError', (err) => log.V(2).info('TLS handshake error', { err: err.message }));
+    this.#server.on('tlsClientError', (err) => {
+      cfg.requestMetrics?.tlsHandshakeError();
+      log.V(2).info('TLS handshake error', { err: err.message });
+    });
     // kube-apiserver accepts 1 MiB of request headers (long selectors); Node's HTTP/1.1 default is 16 KiB. The
     // http2 server hands these properties to its HTTP/1.1 fallback.
     Object.assign(this.#server, { keepAliveTimeout: 65_000, maxHeaderSize: 1 << 20 });

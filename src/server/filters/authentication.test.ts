@@ -75,3 +75,14 @@ test('withAuthentication: a cached answer costs no promise hop; why a credential
   log.flush();
   assert.match(logged, /"Unable to authenticate the request" err="verifying certificate SN=1 failed: CERT_HAS_EXPIRED"/);
 });
+
+test('withAuthentication: its latency is reported whether it hands the request on or answers 401', async () => {
+  const seen: string[] = [];
+  const latency = { filterLatency: (f: string, s: number) => void seen.push(`${f} ${s >= 0 && s < 1}`) };
+  for (const a of [answers({ user: alice }), later(NO_CREDENTIALS)]) {
+    const ctx = newHandlerContext();
+    resolveRequestInfo(ctx, 'GET', '/apis/events.cluster.io/v1/events');
+    await withAuthentication(async () => {}, a, latency)(fakeRequest('GET', '/apis/events.cluster.io/v1/events'), fakeResponse(), ctx).catch(() => {});
+  }
+  assert.deepEqual(seen, ['authentication true', 'authentication true']);
+});

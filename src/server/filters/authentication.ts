@@ -8,9 +8,12 @@ import type { AuthenticationResult, Authenticator } from '../../auth/authenticat
 import { log } from '../../util/log.ts';
 import type { Handler, HandlerContext } from '../handler.ts';
 import type { Request, Response } from '../http-types.ts';
+import type { FilterLatency } from './filter-latency.ts';
 
-export function withAuthentication(handler: Handler, authenticator: Authenticator): Handler {
-  function authenticated(r: AuthenticationResult, req: Request, res: Response, ctx: HandlerContext): Promise<void> {
+export function withAuthentication(handler: Handler, authenticator: Authenticator, latency?: FilterLatency): Handler {
+  function authenticated(r: AuthenticationResult, req: Request, res: Response, ctx: HandlerContext, started: number): Promise<void> {
+    // Upstream tracks this filter up to the next handler or the 401 alike.
+    if (latency) latency.filterLatency('authentication', (performance.now() - started) / 1000);
     if (r.user) ctx.user = r.user;
     else if (!ctx.publicPath) {
       // Upstream logs this as an error; at the default verbosity that would be a line per request of a client
@@ -21,8 +24,9 @@ export function withAuthentication(handler: Handler, authenticator: Authenticato
     return handler(req, res, ctx);
   }
   return function authentication(req, res, ctx) {
+    const started = latency ? performance.now() : 0;
     const r = authenticator.authenticate(req);
     // A cached answer (x509's, per connection) is used at once: no promise hop on every request.
-    return r instanceof Promise ? r.then((answer) => authenticated(answer, req, res, ctx)) : authenticated(r, req, res, ctx);
+    return r instanceof Promise ? r.then((answer) => authenticated(answer, req, res, ctx, started)) : authenticated(r, req, res, ctx, started);
   };
 }

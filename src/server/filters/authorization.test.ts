@@ -167,3 +167,19 @@ describe('withAuthorization', () => {
     assert.deepEqual(deny.asked, []);
   });
 });
+
+test('withAuthorization: its latency is reported up to the next handler; a refusal is not observed', async () => {
+  const seen: string[] = [];
+  const latency = { filterLatency: (f: string) => void seen.push(f) };
+  const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS])]);
+  for (const user of [admin, bob]) {
+    const ctx = newHandlerContext();
+    resolveRequestInfo(ctx, 'GET', '/apis/events.cluster.io/v1/events');
+    ctx.user = user;
+    const filter = withAuthorization(async () => {}, authorizer, latency);
+    await Promise.resolve()
+      .then(() => filter(fakeRequest('GET', '/apis/events.cluster.io/v1/events'), fakeResponse(), ctx))
+      .catch(() => {});
+  }
+  assert.deepEqual(seen, ['authorization']);
+});

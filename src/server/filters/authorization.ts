@@ -13,11 +13,16 @@ import type { Handler, HandlerContext } from '../handler.ts';
 import type { Request, Response } from '../http-types.ts';
 import type { RequestInfo } from '../request-info.ts';
 import { writeText } from '../responsewriters.ts';
+import type { FilterLatency } from './filter-latency.ts';
 import { requestInfoOf } from './request-info.ts';
 
-export function withAuthorization(handler: Handler, authorizer: Authorizer): Handler {
-  function decided(d: AuthorizationResult, a: Attributes, req: Request, res: Response, ctx: HandlerContext): Promise<void> {
-    if (d.decision === 'Allow') return handler(req, res, ctx);
+export function withAuthorization(handler: Handler, authorizer: Authorizer, latency?: FilterLatency): Handler {
+  function decided(d: AuthorizationResult, a: Attributes, req: Request, res: Response, ctx: HandlerContext, started: number): Promise<void> {
+    if (d.decision === 'Allow') {
+      // Upstream tracks this filter only up to the next handler: a refusal is not observed.
+      if (latency) latency.filterLatency('authorization', (performance.now() - started) / 1000);
+      return handler(req, res, ctx);
+    }
     if (d.error) {
       // Upstream's responsewriters.InternalError: the authorizer failed, the request was not judged.
       log.error('Authorization failed', { URI: req.url ?? '', err: d.error.message });
@@ -30,9 +35,10 @@ export function withAuthorization(handler: Handler, authorizer: Authorizer): Han
     if (ctx.publicPath) return handler(req, res, ctx);
     const user = ctx.user;
     if (!user) throw new Error('no user to authorize: withAuthentication is not in the handler chain before withAuthorization');
+    const started = latency ? performance.now() : 0;
     const a = attributesOf(user, requestInfoOf(ctx));
     const d = authorizer.authorize(a);
-    return d instanceof Promise ? d.then((answer) => decided(answer, a, req, res, ctx)) : decided(d, a, req, res, ctx);
+    return d instanceof Promise ? d.then((answer) => decided(answer, a, req, res, ctx, started)) : decided(d, a, req, res, ctx, started);
   };
 }
 

@@ -55,13 +55,19 @@ describe('MaxInflight', () => {
 
 describe('withMaxInFlightLimit', () => {
   /** Sends `method path` through the filter; `hold` keeps the response open (the request stays counted). */
-  async function send(limits: MaxInflight, method: string, path: string): Promise<{ res: FakeResponse; served: boolean }> {
+  async function send(limits: MaxInflight, method: string, path: string, refusals?: string[]): Promise<{ res: FakeResponse; served: boolean }> {
     let served = false;
     const next: Handler = async () => void (served = true);
     const ctx = newHandlerContext();
     resolveRequestInfo(ctx, method, path);
     const res = fakeResponse();
-    await withMaxInFlightLimit(next, limits)(fakeRequest(method, path), res, ctx);
+    const outcomes = refusals && {
+      tooManyRequests: (m: string, _ct: string | undefined, info: { verb: string; resource: string }, q: URLSearchParams) => void refusals.push(`${m} ${info.verb} ${info.resource} ${q}`),
+      terminated() {},
+      aborted() {},
+      postTimeout() {},
+    };
+    await withMaxInFlightLimit(next, limits, outcomes)(fakeRequest(method, path), res, ctx);
     return { res, served };
   }
 
@@ -80,6 +86,25 @@ describe('withMaxInFlightLimit', () => {
     await first.res.closed;
     assert.equal(limits.counts.mutating, 0);
     assert.equal((await send(limits, 'POST', '/apis/events.cluster.io/v1/namespaces/ns/events')).served, true);
+  });
+
+  it('reports each refusal (apiserver_request_total and _terminations_total count it)', async () => {
+    const limits = new MaxInflight(1, 1);
+    const refusals: string[] = [];
+    await send(limits, 'POST', '/apis/events.cluster.io/v1/namespaces/ns/events', refusals);
+    await send(limits, 'DELETE', '/apis/events.cluster.io/v1/namespaces/ns/events?dryRun=All', refusals);
+    assert.deepEqual(refusals, ['DELETE deletecollection events dryRun=All']);
+  });
+
+  it('keeps the most requests counted at once until the watermarks are taken', async () => {
+    const limits = new MaxInflight(5, 5);
+    const a = await send(limits, 'GET', '/apis/events.cluster.io/v1/events');
+    const b = await send(limits, 'GET', '/apis/events.cluster.io/v1/events');
+    b.res.end();
+    await b.res.closed;
+    assert.deepEqual(limits.takeWatermarks(), { readonly: 2, mutating: 0 });
+    assert.deepEqual(limits.takeWatermarks(), { readonly: 1, mutating: 0 }, 'the next period starts from the count of now');
+    a.res.end();
   });
 
   it('exempts watches and the public paths, not system:masters', async () => {

@@ -7,6 +7,7 @@
 import type { Handler } from '../handler.ts';
 import type { RequestInfo } from '../request-info.ts';
 import { writeTooManyRequests } from '../responsewriters.ts';
+import type { FilterOutcomes } from './filter-latency.ts';
 import { requestInfoOf } from './request-info.ts';
 
 /**
@@ -14,12 +15,13 @@ import { requestInfoOf } from './request-info.ts';
  * of system:masters are not exempt: the admin certificate is the one identity this server authorizes today, and
  * the limits are what keep an overloaded server answering.
  */
-export function withMaxInFlightLimit(handler: Handler, limits: MaxInflight): Handler {
+export function withMaxInFlightLimit(handler: Handler, limits: MaxInflight, outcomes?: FilterOutcomes): Handler {
   return function maxInFlight(req, res, ctx) {
     const info = requestInfoOf(ctx);
     if (isExemptFromMaxInFlight(info, ctx.publicPath)) return handler(req, res, ctx);
     const release = limits.acquire(info.verb);
     if (!release) {
+      outcomes?.tooManyRequests(req.method ?? 'GET', req.headers['content-type'], info, ctx.query);
       writeTooManyRequests(res);
       return DONE;
     }
@@ -50,6 +52,9 @@ export function isMutatingVerb(verb: string): boolean {
 export class MaxInflight {
   #readonly = 0;
   #mutating = 0;
+  /** The most counted at once since the last takeWatermarks() (upstream's requestWatermark). */
+  #readonlyHigh = 0;
+  #mutatingHigh = 0;
 
   constructor(
     readonly maxReadonly: number,
@@ -75,12 +80,20 @@ export class MaxInflight {
     if (this.full(verb)) return undefined;
     if (isMutatingVerb(verb)) {
       if (this.maxMutating <= 0) return noop;
-      this.#mutating++;
+      if (++this.#mutating > this.#mutatingHigh) this.#mutatingHigh = this.#mutating;
       return () => void this.#mutating--;
     }
     if (this.maxReadonly <= 0) return noop;
-    this.#readonly++;
+    if (++this.#readonly > this.#readonlyHigh) this.#readonlyHigh = this.#readonly;
     return () => void this.#readonly--;
+  }
+
+  /** The highest counts since the last call, then starts the next period from the counts of now. */
+  takeWatermarks(): { readonly: number; mutating: number } {
+    const high = { readonly: this.#readonlyHigh, mutating: this.#mutatingHigh };
+    this.#readonlyHigh = this.#readonly;
+    this.#mutatingHigh = this.#mutating;
+    return high;
   }
 
   /** Requests currently counted (for tests and diagnostics). */

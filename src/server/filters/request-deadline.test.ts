@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { StatusError, newBadRequest } from '../../apimachinery/errors.ts';
 import { log } from '../../util/log.ts';
 import { type Handler, newHandlerContext } from '../handler.ts';
+import type { FilterOutcomes } from './filter-latency.ts';
 import { requestDeadlineMs, withRequestDeadline } from './request-deadline.ts';
 import { resolveRequestInfo } from './request-info.ts';
 import { type FakeResponse, fakeRequest, fakeResponse } from './testing.ts';
@@ -16,10 +17,22 @@ after(() => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function run(handler: Handler, path: string, requestTimeoutMs: number, res: FakeResponse = fakeResponse()): Promise<void> {
+function run(handler: Handler, path: string, requestTimeoutMs: number, res: FakeResponse = fakeResponse(), outcomes?: FilterOutcomes): Promise<void> {
   const ctx = newHandlerContext();
   resolveRequestInfo(ctx, 'GET', path);
-  return withRequestDeadline(handler, requestTimeoutMs)(fakeRequest('GET', path), res, ctx);
+  return withRequestDeadline(handler, requestTimeoutMs, outcomes)(fakeRequest('GET', path), res, ctx);
+}
+
+/** Records what the filter reports, as `name:detail` strings. */
+function recorder(): FilterOutcomes & { seen: string[] } {
+  const seen: string[] = [];
+  return {
+    seen,
+    tooManyRequests: (m, _ct, info) => void seen.push(`429:${m} ${info.resource}`),
+    terminated: (m, _ct, info, code) => void seen.push(`terminated:${m} ${info.resource} ${code}`),
+    aborted: (m, _ct, info) => void seen.push(`aborted:${m} ${info.resource}`),
+    postTimeout: (source, status) => void seen.push(`post-timeout:${source} ${status}`),
+  };
 }
 
 test('requestDeadlineMs: --request-timeout, shortened by a valid ?timeout=, never lengthened', () => {
@@ -108,4 +121,41 @@ test('withRequestDeadline: the timer ends with the response', async () => {
   await sleep(50);
   assert.equal(res.written.status, 200);
   assert.equal(res.written.destroyed, false);
+});
+
+test('withRequestDeadline: a 504 is a termination, and what the handler did afterwards is counted', async () => {
+  const o = recorder();
+  await run(
+    async (_req, r) => {
+      await sleep(40);
+      r.writeHead(200); // throws: the deadline answered
+    },
+    '/apis/events.cluster.io/v1/namespaces/ns/events?timeout=5ms',
+    60_000,
+    fakeResponse(),
+    o,
+  );
+  assert.deepEqual(o.seen, ['terminated:GET events 504', 'post-timeout:timeout-handler panic']);
+  const quiet = recorder();
+  await run(async () => void (await sleep(40)), '/apis/events.cluster.io/v1/events?timeout=5ms', 60_000, fakeResponse(), quiet);
+  assert.deepEqual(quiet.seen, ['terminated:GET events 504', 'post-timeout:timeout-handler ok']);
+});
+
+test('withRequestDeadline: a response already under way when the deadline passes is cut off and counted as aborted', async () => {
+  const o = recorder();
+  const res = fakeResponse();
+  await run(
+    async (_req, r) => {
+      r.writeHead(200);
+      r.write('{"items":[');
+      await sleep(40);
+    },
+    '/apis/events.cluster.io/v1/events?timeout=5ms',
+    60_000,
+    res,
+    o,
+  );
+  assert.equal(res.written.status, 200);
+  assert.equal(res.written.destroyed, true);
+  assert.deepEqual(o.seen, ['terminated:GET events 504', 'aborted:GET events', 'post-timeout:timeout-handler ok']);
 });

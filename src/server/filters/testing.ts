@@ -51,6 +51,11 @@ export function fakeResponse(): FakeResponse {
       res.headersSent = true;
       return res;
     },
+    write(chunk: Buffer | string) {
+      if (!res.headersSent) res.writeHead(res.statusCode);
+      written.body += chunk.toString();
+      return true;
+    },
     end(body?: Buffer | string) {
       if (!res.headersSent) res.writeHead(res.statusCode);
       if (body !== undefined) written.body += body.toString();

@@ -1,6 +1,7 @@
 /** Reading request bodies with upstream's size limit (3 MiB, `MaxRequestBodyBytes`). */
 import { newRequestEntityTooLarge } from '../../apimachinery/errors.ts';
 import type { Request } from '../http-types.ts';
+import type { RequestContext } from './context.ts';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -32,4 +33,11 @@ export function readBody(req: Request, limit = MAX_REQUEST_BODY_BYTES): Promise<
       if (!failed) reject(e);
     });
   });
+}
+
+/** The request's body, its size noted for the metrics (upstream records only a body read in full). */
+export async function readRequestBody(ctx: RequestContext): Promise<Buffer> {
+  const body = await readBody(ctx.req);
+  ctx.bodyBytes = body.length;
+  return body;
 }

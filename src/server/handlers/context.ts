@@ -16,6 +16,8 @@ export interface RequestContext {
   admission: AdmissionChain;
   /** Warning headers to send (already in `299 - "..."` form is done by the writer). */
   warnings: string[];
+  /** The size of the request body once read (apiserver_request_body_size_bytes). */
+  bodyBytes?: number;
 }
 
 /** `Warning: 299 - "<text>"` values, de-duplicated, within upstream's budget (4096 runes, then 256 each). */

@@ -2,7 +2,7 @@
 import { type AdmissionRequest, admitCreate, createValidation } from '../../registry/rest/admission.ts';
 import { toStored } from '../../registry/rest/scope.ts';
 import { requestBodyType } from '../negotiation.ts';
-import { readBody } from './body.ts';
+import { readRequestBody } from './body.ts';
 import type { RequestContext } from './context.ts';
 import { decodeObject } from './decode.ts';
 import { negotiate } from './get.ts';
@@ -14,7 +14,7 @@ export async function createObject(ctx: RequestContext): Promise<void> {
   const contentType = ctx.req.headers['content-type'];
   // The common exact header skips media-type parsing (same result: requestBodyType accepts it as it is).
   const mediaType = contentType === 'application/json' ? contentType : requestBodyType(contentType);
-  const body = await readBody(ctx.req);
+  const body = await readRequestBody(ctx);
   const opts = parseWriteOptions('CreateOptions', ctx.query);
   const { scope, info, admission } = ctx;
   const obj = toStored(scope, decodeObject(ctx, body, mediaType, opts.fieldValidation));

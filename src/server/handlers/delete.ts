@@ -3,7 +3,7 @@ import { parseListOptions } from '../../apimachinery/list-options.ts';
 import { type AdmissionRequest, admitDelete, deleteValidation } from '../../registry/rest/admission.ts';
 import { toStoredListOptions } from '../../registry/rest/scope.ts';
 import { writeValue } from '../responsewriters.ts';
-import { readBody } from './body.ts';
+import { readRequestBody } from './body.ts';
 import type { RequestContext } from './context.ts';
 import { negotiate } from './get.ts';
 import { parseDeleteOptions } from './options.ts';
@@ -11,7 +11,7 @@ import { writeList, writeObject } from './response.ts';
 
 export async function deleteObject(ctx: RequestContext): Promise<void> {
   const n = negotiate(ctx);
-  const body = await readBody(ctx.req);
+  const body = await readRequestBody(ctx);
   const opts = parseDeleteOptions(body, ctx.query);
   const { scope, info, admission } = ctx;
   const ar: AdmissionRequest = { scope, namespace: info.namespace, name: info.name, user: ctx.user, dryRun: opts.dryRun };
@@ -35,7 +35,7 @@ export async function deleteObject(ctx: RequestContext): Promise<void> {
 
 export async function deleteCollection(ctx: RequestContext): Promise<void> {
   const n = negotiate(ctx);
-  const body = await readBody(ctx.req);
+  const body = await readRequestBody(ctx);
   const { scope, info, admission } = ctx;
   const listOpts = toStoredListOptions(scope, parseListOptions(ctx.query, { watchPath: false, supportedFieldLabels: scope.supportedFieldLabels }));
   const opts = parseDeleteOptions(body, ctx.query);

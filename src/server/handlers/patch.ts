@@ -13,7 +13,7 @@ import { applyPatchBody, type NonApplyPatchType } from '../../apimachinery/patch
 import { PatchSchema } from '../../apimachinery/patch/strategic-merge.ts';
 import { patchType } from '../negotiation.ts';
 import { applyObject } from './apply.ts';
-import { readBody } from './body.ts';
+import { readRequestBody } from './body.ts';
 import { type AdmissionRequest, admitUpdateTransform, updateValidation } from '../../registry/rest/admission.ts';
 import { type ResourceScope, toStored, toView } from '../../registry/rest/scope.ts';
 import type { RequestContext } from './context.ts';
@@ -24,7 +24,7 @@ import { writeObject } from './response.ts';
 export async function patchObject(ctx: RequestContext): Promise<void> {
   const type = patchType(ctx.req.headers['content-type']);
   const n = negotiate(ctx);
-  const body = await readBody(ctx.req);
+  const body = await readRequestBody(ctx);
   const opts = parsePatchOptions(ctx.query, type === 'apply');
   if (type === 'apply') return applyObject(ctx, n, body, opts);
   const { scope, info, admission } = ctx;

@@ -14,6 +14,7 @@ import { partialObjectMetadata, toTable } from '../../registry/rest/table.ts';
 import { setWarnings, type RequestContext } from './context.ts';
 import { ChunkBuilder } from './chunks.ts';
 import { drained } from '../http-types.ts';
+import { noteStreamedBytes } from '../request-metrics.ts';
 
 /** The stored object (tables are computed from it whatever the view). */
 function decode(ctx: RequestContext, s: Served): KubeObject {
@@ -113,6 +114,7 @@ async function streamBody(ctx: RequestContext, out: ChunkBuilder, cursor: Served
     return;
   }
   res.writeHead(200, { 'content-type': 'application/json' });
+  let sent = 0;
   let unflushed = 0;
   let first = true;
   for (;;) {
@@ -120,6 +122,7 @@ async function streamBody(ctx: RequestContext, out: ChunkBuilder, cursor: Served
     for (const chunk of out.takeFull()) {
       // A write that returns true left the buffer below its high-water mark: nothing much is waiting.
       full = !res.write(chunk);
+      sent += chunk.length;
       unflushed = full ? unflushed + chunk.length : 0;
     }
     if (full && unflushed >= WRITE_WINDOW) {
@@ -131,12 +134,17 @@ async function streamBody(ctx: RequestContext, out: ChunkBuilder, cursor: Served
       await new Promise((resolve) => setImmediate(resolve));
     }
     first = false;
-    if (res.destroyed || (res as { writableEnded?: boolean }).writableEnded) return;
+    if (res.destroyed || (res as { writableEnded?: boolean }).writableEnded) {
+      noteStreamedBytes(res, sent);
+      return;
+    }
     if (!more) break;
     more = cursor.next(visit);
   }
   out.text(tail);
-  res.end(out.takeAll());
+  const last = out.takeAll();
+  noteStreamedBytes(res, sent + last.length);
+  res.end(last);
 }
 
 /**

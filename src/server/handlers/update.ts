@@ -3,7 +3,7 @@ import { type AdmissionRequest, admitUpdateTransform, createValidation, updateVa
 import { toStored } from '../../registry/rest/scope.ts';
 import { defaultUpdatedObjectInfo } from '../../registry/rest/update.ts';
 import { requestBodyType } from '../negotiation.ts';
-import { readBody } from './body.ts';
+import { readRequestBody } from './body.ts';
 import type { RequestContext } from './context.ts';
 import { decodeObject } from './decode.ts';
 import { negotiate } from './get.ts';
@@ -13,7 +13,7 @@ import { writeObject } from './response.ts';
 export async function updateObject(ctx: RequestContext): Promise<void> {
   const n = negotiate(ctx);
   const mediaType = requestBodyType(ctx.req.headers['content-type']);
-  const body = await readBody(ctx.req);
+  const body = await readRequestBody(ctx);
   const opts = parseWriteOptions('UpdateOptions', ctx.query);
   const { scope, info, admission } = ctx;
   const obj = toStored(scope, decodeObject(ctx, body, mediaType, opts.fieldValidation));
