@@ -110,6 +110,9 @@ describe('/metrics', () => {
     assert.match(text, /^apiserver_request_filter_duration_seconds_count\{filter="authorization"\} [1-9]/m);
     assert.match(text, /^apiserver_request_total\{code="200",component="",dry_run="",group="",resource="",scope="",subresource="\/readyz",verb="GET",version=""\} [1-9]/m);
     assert.match(text, /^apiserver_current_inflight_requests\{request_kind="readOnly"\} \d+$/m);
+    // The max-in-flight filter's occupancy, a timing-ratio histogram counted in nanoseconds.
+    assert.match(text, /^apiserver_flowcontrol_read_vs_write_current_requests_count\{phase="executing",request_kind="mutating"\} [1-9]/m);
+    assert.match(text, /^apiserver_flowcontrol_read_vs_write_current_requests_bucket\{phase="executing",request_kind="readOnly",le="0"\} [1-9]/m);
     assert.match(text, /^apiserver_tls_handshake_errors_total 0$/m);
     assert.match(text, /^version_info\{binary="[^"]+",component="core",emulation="1\.36",min_compat="1\.35"\} 1$/m);
     assert.match(text, /^# HELP process_resident_memory_bytes Resident memory size in bytes\.$/m, 'process metrics are raw: no stability prefix');

@@ -29,7 +29,7 @@ import { registerFeatureEnabled } from '../metrics/feature-enabled.ts';
 import { Registry } from '../metrics/registry.ts';
 import { registerObjectCounts } from '../registry/generic/metrics.ts';
 import { metricsHandler } from '../server/metrics-handler.ts';
-import { RequestMetrics, registerInflightGauge } from '../server/request-metrics.ts';
+import { RequestMetrics, registerInflightGauge, registerReadVsWrite } from '../server/request-metrics.ts';
 import { healthcheckSLIs } from '../server/healthz-metrics.ts';
 import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
 import { COMMAND, FlagError, flagRegistry, parseFlags, usage, type ServerOptions } from './flags.ts';
@@ -145,6 +145,7 @@ export async function run(argv: string[]): Promise<number> {
     requestTimeoutMs: opts.requestTimeoutMs,
   });
   const stopInflightGauge = registerInflightGauge(metrics, () => server.maxInFlight.takeWatermarks());
+  if (process.env.CORE_APISERVER_BENCH_NO_METRICS !== '1') registerReadVsWrite(metrics, server.maxInFlight);
   const port = await server.listen();
   servingPort = port;
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;

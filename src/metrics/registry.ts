@@ -7,6 +7,7 @@
  */
 import { type CatalogueMetric, type MetricsPath, type StabilityLevel, catalogueMetric } from './catalogue.ts';
 import { CounterSeries, GaugeSeries, HistogramSeries, MetricVec, type Series } from './metric.ts';
+import { TimingRatioSeries } from './timing-ratio.ts';
 
 export interface RegistryOptions {
   /** The binary version deprecation is measured against, e.g. `1.36.0`. */
@@ -105,6 +106,12 @@ export class Registry {
 
   gauge(name: string, help: string): MetricVec<GaugeSeries> {
     return this.#register(name, help, 'gauge', () => new GaugeSeries());
+  }
+
+  /** A catalogue `T` metric: a histogram of a ratio weighted by the nanoseconds it held (see timing-ratio.ts). */
+  timingRatioHistogram(name: string, help: string, buckets: readonly number[]): MetricVec<TimingRatioSeries> {
+    const bounds = [...buckets].sort((a, b) => a - b);
+    return this.#register(name, help, 'histogram', () => new TimingRatioSeries(bounds));
   }
 
   histogram(name: string, help: string, buckets: readonly number[]): MetricVec<HistogramSeries> {

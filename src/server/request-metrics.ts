@@ -7,6 +7,7 @@
 import { StatusError } from '../apimachinery/errors.ts';
 import type { CounterSeries, GaugeSeries, HistogramSeries } from '../metrics/metric.ts';
 import type { Registry } from '../metrics/registry.ts';
+import type { MaxInflight } from './filters/maxinflight.ts';
 import type { RequestInfo } from './request-info.ts';
 import type { Request, Response } from './http-types.ts';
 
@@ -295,4 +296,26 @@ export function registerInflightGauge(registry: Registry, watermarks: () => { re
   }, 1000);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * `apiserver_flowcontrol_read_vs_write_current_requests{phase="executing",request_kind}`: what upstream's max-in-flight
+ * filter records, the requests it counts as a fraction of their limit, observed every nanosecond (no queue here, so
+ * no `waiting` phase). A kind without a limit is not counted, as upstream has no channel for it.
+ */
+export function registerReadVsWrite(registry: Registry, limits: MaxInflight): void {
+  const vec = registry.timingRatioHistogram(
+    'apiserver_flowcontrol_read_vs_write_current_requests',
+    'Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution',
+    [0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1],
+  );
+  const readOnly = limits.maxReadonly > 0 ? vec.with('executing', 'readOnly') : undefined;
+  const mutating = limits.maxMutating > 0 ? vec.with('executing', 'mutating') : undefined;
+  readOnly?.setDenominator(limits.maxReadonly);
+  mutating?.setDenominator(limits.maxMutating);
+  limits.onChange = (kind, n) => (kind === 'readOnly' ? readOnly : mutating)?.set(n);
+  registry.onCollect(() => {
+    readOnly?.flush();
+    mutating?.flush();
+  });
 }

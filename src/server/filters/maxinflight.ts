@@ -55,6 +55,8 @@ export class MaxInflight {
   /** The most counted at once since the last takeWatermarks() (upstream's requestWatermark). */
   #readonlyHigh = 0;
   #mutatingHigh = 0;
+  /** Told every change of a count (apiserver_flowcontrol_read_vs_write_current_requests). */
+  onChange: ((kind: 'readOnly' | 'mutating', count: number) => void) | undefined;
 
   constructor(
     readonly maxReadonly: number,
@@ -81,11 +83,19 @@ export class MaxInflight {
     if (isMutatingVerb(verb)) {
       if (this.maxMutating <= 0) return noop;
       if (++this.#mutating > this.#mutatingHigh) this.#mutatingHigh = this.#mutating;
-      return () => void this.#mutating--;
+      this.onChange?.('mutating', this.#mutating);
+      return () => {
+        this.#mutating--;
+        this.onChange?.('mutating', this.#mutating);
+      };
     }
     if (this.maxReadonly <= 0) return noop;
     if (++this.#readonly > this.#readonlyHigh) this.#readonlyHigh = this.#readonly;
-    return () => void this.#readonly--;
+    this.onChange?.('readOnly', this.#readonly);
+    return () => {
+      this.#readonly--;
+      this.onChange?.('readOnly', this.#readonly);
+    };
   }
 
   /** The highest counts since the last call, then starts the next period from the counts of now. */
