@@ -102,6 +102,7 @@ export async function run(argv: string[]): Promise<number> {
     version: versionInfo.gitVersion,
     showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
     disabledMetrics: opts.disabledMetrics,
+    nativeHistograms: featureGates.enabled('NativeHistograms'),
   });
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
