@@ -2,7 +2,9 @@
 import { after, before, describe, it } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import assert from 'node:assert/strict';
+import protobuf from 'protobufjs';
 import { TestServer, sampleEvent } from './helpers/server.ts';
+import { MetricFamilyType } from '../src/metrics/protobuf.ts';
 import { versionInfo } from '../src/version.ts';
 
 const s = new TestServer();
@@ -71,7 +73,13 @@ describe('/metrics', () => {
     const during = (await s.request('GET', '/metrics')).body;
     assert.match(during, /^apiserver_longrunning_requests\{component="apiserver",group="events\.cluster\.io",resource="events",scope="namespace",subresource="",verb="WATCH",version="v1"\} 1$/m);
     assert.equal((await watching).status, 200);
-    const after = (await s.request('GET', '/metrics')).body;
+    // The server records the watch when its side of the stream closes, which may come just after the client's end.
+    let after = '';
+    for (let i = 0; i < 50; i++) {
+      after = (await s.request('GET', '/metrics')).body;
+      if (/^apiserver_longrunning_requests\{.*verb="WATCH".*\} 0$/m.test(after)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     assert.match(after, /^apiserver_longrunning_requests\{.*verb="WATCH".*\} 0$/m);
     assert.match(after, /^apiserver_request_total\{code="200",.*scope="namespace",subresource="",verb="WATCH",version="v1"\} 1$/m);
     // The watch lasted its timeoutSeconds: its observation is above the 0.8 s bucket.
@@ -138,6 +146,36 @@ describe('/metrics', () => {
     });
     const text = (await s.request('GET', '/metrics')).body;
     assert.match(text, /^apiserver_tls_handshake_errors_total [1-9]\d*$/m);
+  });
+
+  it('answers Prometheus\'s protobuf Accept with delimited MetricFamily messages: the text format\'s families, native buckets only with the gate', async () => {
+    const accept = 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited,application/openmetrics-text;version=1.0.0;q=0.8,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
+    const decode = (raw: Buffer) => {
+      const reader = protobuf.Reader.create(raw);
+      const out: Record<string, any>[] = [];
+      while (reader.pos < reader.len) out.push(MetricFamilyType.toObject(MetricFamilyType.decodeDelimited(reader), { longs: Number, enums: String }));
+      return out;
+    };
+    for (const [server, gate] of [[s, false], [disabled, true]] as const) {
+      assert.equal((await server.request('GET', '/apis/events.cluster.io/v1/namespaces/pb/events')).status, 200);
+      const r = await server.request('GET', '/metrics', undefined, { accept });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers['content-type'], 'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=underscores');
+      const families = decode(r.raw);
+      const text = (await server.request('GET', '/metrics')).body;
+      assert.deepEqual(families.map((f) => f.name), [...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]));
+      const duration = families.find((f) => f.name === 'apiserver_request_duration_seconds')!;
+      assert.equal(duration.type, 'HISTOGRAM');
+      const list = duration.metric.find((m: any) => m.label.some((l: any) => l.name === 'verb' && l.value === 'LIST'))!.histogram;
+      assert.equal(list.bucket.length, 23, 'the 23 finite bounds; the count stands for +Inf');
+      assert.equal(list.schema, gate ? 3 : undefined);
+      assert.equal(list.zero_threshold, gate ? 2 ** -128 : undefined);
+      assert.equal(list.positive_span !== undefined, gate);
+    }
+    const slis = await s.request('GET', '/metrics/slis', undefined, { accept });
+    assert.deepEqual(decode(slis.raw).map((f) => f.name), ['cluster_healthcheck', 'cluster_healthchecks_total', 'process_start_time_seconds']);
+    const om = await s.request('GET', '/metrics', undefined, { accept: 'application/openmetrics-text;version=1.0.0' });
+    assert.equal(om.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores', 'never OpenMetrics');
   });
 
   it('--disabled-metrics leaves a metric out and counts it', async () => {

@@ -105,6 +105,7 @@ export async function run(argv: string[]): Promise<number> {
     showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
     disabledMetrics: opts.disabledMetrics,
     allowMetricLabels: toAllowList(Object.keys(opts.allowMetricLabels).length || !opts.allowMetricLabelsManifest ? opts.allowMetricLabels : readAllowListManifest(opts.allowMetricLabelsManifest)),
+    nativeHistograms: featureGates.enabled('NativeHistograms'),
   });
   registerVersionInfo(metrics, binaryVersion(), majorMinor(EMULATION_VERSION), majorMinor(MIN_COMPATIBILITY_VERSION));
   const stopProcessMetrics = registerProcessMetrics(metrics);

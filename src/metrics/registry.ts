@@ -8,6 +8,7 @@
 import { type CatalogueMetric, type MetricsPath, type StabilityLevel, catalogueMetric } from './catalogue.ts';
 import { CounterSeries, GaugeSeries, HistogramSeries, MetricVec, type Series } from './metric.ts';
 import { TimingRatioSeries } from './timing-ratio.ts';
+import { NativeHistogramSeries } from './native-histogram.ts';
 
 export interface RegistryOptions {
   /** The binary version deprecation is measured against, e.g. `1.36.0`. */
@@ -20,6 +21,8 @@ export interface RegistryOptions {
   disabledMetrics?: readonly string[];
   /** `--allow-metric-labels`: metric → label → the values let through. */
   allowMetricLabels?: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+  /** Gate NativeHistograms: every histogram keeps native buckets next to its classic ones. */
+  nativeHistograms?: boolean;
 }
 
 export type FamilyType = 'counter' | 'gauge' | 'histogram';
@@ -116,6 +119,8 @@ export class Registry {
 
   histogram(name: string, help: string, buckets: readonly number[]): MetricVec<HistogramSeries> {
     const bounds = [...buckets].sort((a, b) => a - b);
+    // Decided here, once per metric, so that a histogram without native buckets never tests for them.
+    if (this.#o.nativeHistograms) return this.#register(name, help, 'histogram', () => new NativeHistogramSeries(bounds));
     return this.#register(name, help, 'histogram', () => new HistogramSeries(bounds));
   }
 

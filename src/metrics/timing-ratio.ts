@@ -5,7 +5,8 @@
  */
 import { HistogramSeries } from './metric.ts';
 
-const nowNs = () => performance.now() * 1e6;
+// Whole nanoseconds: the weights are counts (uint64 in the protobuf exposition).
+const nowNs = () => Math.round(performance.now() * 1e6);
 
 export class TimingRatioSeries extends HistogramSeries {
   #numerator = 0;
