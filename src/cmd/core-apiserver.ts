@@ -18,6 +18,9 @@ import { APIServer } from '../server/server.ts';
 import { installZpages } from '../server/zpages/handlers.ts';
 import { startCompactor } from '../storage/compactor.ts';
 import { openSqliteStorage } from '../storage/sqlite/index.ts';
+import { CacherMetrics } from '../storage/cacher/metrics.ts';
+import { StorageMetrics, registerStorageSize } from '../storage/metrics.ts';
+import { WatchMetrics } from '../server/watch-metrics.ts';
 import { log } from '../util/log.ts';
 import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo, versionLine } from '../version.ts';
 import { effectiveConfig } from './configz.ts';
@@ -81,10 +84,18 @@ export async function run(argv: string[]): Promise<number> {
   const dbPath = join(dataDir, 'events.db');
   const storage = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
   const ttlSeconds = Math.round(opts.eventTtlMs / 1000);
+  const metrics = new Registry({
+    version: versionInfo.gitVersion,
+    showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
+    disabledMetrics: opts.disabledMetrics,
+  });
   const events = await registerEvents(storage, {
     ttlSeconds,
     onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
+    metrics: { cache: new CacherMetrics(metrics), storage: new StorageMetrics(metrics) },
   });
+  registerStorageSize(metrics, storage, dbPath);
+  watchSettings.metrics = new WatchMetrics(metrics);
   const compactor = startCompactor(storage, { retentionMs: Math.max(opts.eventTtlMs, 75_000) });
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
@@ -98,11 +109,6 @@ export async function run(argv: string[]): Promise<number> {
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
   const scopes = [events.scope, coreEvents.scope];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
-  const metrics = new Registry({
-    version: versionInfo.gitVersion,
-    showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
-    disabledMetrics: opts.disabledMetrics,
-  });
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
   registerObjectCounts(metrics, [events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
