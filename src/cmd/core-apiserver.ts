@@ -20,6 +20,9 @@ import { APIServer } from '../server/server.ts';
 import { installZpages } from '../server/zpages/handlers.ts';
 import { startCompactor } from '../storage/compactor.ts';
 import { openSqliteStorage } from '../storage/sqlite/index.ts';
+import { CacherMetrics } from '../storage/cacher/metrics.ts';
+import { StorageMetrics, registerStorageSize } from '../storage/metrics.ts';
+import { WatchMetrics } from '../server/watch-metrics.ts';
 import { log } from '../util/log.ts';
 import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo, versionLine } from '../version.ts';
 import { effectiveConfig } from './configz.ts';
@@ -83,10 +86,24 @@ export async function run(argv: string[]): Promise<number> {
   const dbPath = join(dataDir, 'events.db');
   const storage = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
   const ttlSeconds = Math.round(opts.eventTtlMs / 1000);
+  // The benchmark's baseline (bench/scenarios/metrics-cost.ts) is this server with nothing recorded per request.
+  const recording = process.env.CORE_APISERVER_BENCH_NO_METRICS !== '1';
+  const metrics = new Registry({
+    version: versionInfo.gitVersion,
+    showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
+    disabledMetrics: opts.disabledMetrics,
+    allowMetricLabels: toAllowList(Object.keys(opts.allowMetricLabels).length || !opts.allowMetricLabelsManifest ? opts.allowMetricLabels : readAllowListManifest(opts.allowMetricLabelsManifest)),
+    nativeHistograms: featureGates.enabled('NativeHistograms'),
+  });
+  registerVersionInfo(metrics, binaryVersion(), majorMinor(EMULATION_VERSION), majorMinor(MIN_COMPATIBILITY_VERSION));
+  const stopProcessMetrics = registerProcessMetrics(metrics);
   const events = await registerEvents(storage, {
     ttlSeconds,
     onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
+    ...(recording ? { metrics: { cache: new CacherMetrics(metrics), storage: new StorageMetrics(metrics) } } : {}),
   });
+  registerStorageSize(metrics, storage, dbPath);
+  if (recording) watchSettings.metrics = new WatchMetrics(metrics);
   const compactor = startCompactor(storage, { retentionMs: Math.max(opts.eventTtlMs, 75_000) });
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
@@ -100,15 +117,6 @@ export async function run(argv: string[]): Promise<number> {
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
   const scopes = [events.scope, coreEvents.scope];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
-  const metrics = new Registry({
-    version: versionInfo.gitVersion,
-    showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
-    disabledMetrics: opts.disabledMetrics,
-    allowMetricLabels: toAllowList(Object.keys(opts.allowMetricLabels).length || !opts.allowMetricLabelsManifest ? opts.allowMetricLabels : readAllowListManifest(opts.allowMetricLabelsManifest)),
-    nativeHistograms: featureGates.enabled('NativeHistograms'),
-  });
-  registerVersionInfo(metrics, binaryVersion(), majorMinor(EMULATION_VERSION), majorMinor(MIN_COMPATIBILITY_VERSION));
-  const stopProcessMetrics = registerProcessMetrics(metrics);
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
   registerObjectCounts(metrics, [events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
@@ -134,8 +142,7 @@ export async function run(argv: string[]): Promise<number> {
     health,
     pathHandlers: [...apis.pathHandlers, ...zpages.pathHandlers, metricsHandler(metrics), metricsHandler(slis.registry, '/metrics/slis')],
     servedPrefixes: apis.servedPrefixes,
-    // The benchmark's baseline (bench/scenarios/metrics-cost.ts) is this server with nothing recorded per request.
-    ...(process.env.CORE_APISERVER_BENCH_NO_METRICS === '1' ? {} : { requestMetrics: new RequestMetrics(metrics) }),
+    ...(recording ? { requestMetrics: new RequestMetrics(metrics) } : {}),
     // Client certificates only, for now; bearer tokens and anonymous join the union later.
     authenticator: new UnionAuthenticator([new X509Authenticator()]),
     // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);
@@ -146,7 +153,7 @@ export async function run(argv: string[]): Promise<number> {
     requestTimeoutMs: opts.requestTimeoutMs,
   });
   const stopInflightGauge = registerInflightGauge(metrics, () => server.maxInFlight.takeWatermarks());
-  if (process.env.CORE_APISERVER_BENCH_NO_METRICS !== '1') registerReadVsWrite(metrics, server.maxInFlight);
+  if (recording) registerReadVsWrite(metrics, server.maxInFlight);
   const port = await server.listen();
   servingPort = port;
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;

@@ -150,7 +150,8 @@ export class Registry {
     const entry = catalogueMetric(name);
     if (entry.path !== this.#path) throw new Error(`metric ${name} is served on ${entry.path}, not ${this.#path}`);
     const want = entry.type === 'timingRatioHistogram' ? 'histogram' : entry.type;
-    if (want !== type) throw new Error(`metric ${name} is a ${entry.type} in the catalogue, not a ${type}`);
+    // A custom collector (X) exposes whichever type its values have (apiserver_storage_size_bytes: a gauge).
+    if (want !== type && want !== 'custom') throw new Error(`metric ${name} is a ${entry.type} in the catalogue, not a ${type}`);
     if (this.#families.has(name)) throw new Error(`metric ${name} is registered twice`);
     const dep = entry.deprecatedVersion;
     const hidden = this.#disabled.has(name) || (dep !== undefined && isHiddenIn(this.#o.version, dep, entry.stability) && !this.#o.showHiddenMetricsForVersion);
@@ -159,13 +160,13 @@ export class Registry {
       return this.#vec(entry, false, newSeries);
     }
     this.#registered.with(dep ?? '', entry.stability).inc();
-    return this.#add(entry, help, newSeries);
+    return this.#add(entry, help, newSeries, type);
   }
 
-  #add<S extends Series>(entry: CatalogueMetric, help: string, newSeries: () => S): MetricVec<S> {
+  #add<S extends Series>(entry: CatalogueMetric, help: string, newSeries: () => S, registeredAs?: FamilyType): MetricVec<S> {
     const vec = this.#vec(entry, true, newSeries);
     const dep = entry.deprecatedVersion ? `(Deprecated since ${entry.deprecatedVersion}) ` : '';
-    const type: FamilyType = entry.type === 'counter' ? 'counter' : entry.type === 'gauge' ? 'gauge' : 'histogram';
+    const type: FamilyType = registeredAs ?? (entry.type === 'counter' ? 'counter' : entry.type === 'gauge' ? 'gauge' : 'histogram');
     this.#families.set(entry.name, {
       name: entry.name,
       help: `[${entry.stability}] ${dep}${help}`,

@@ -54,7 +54,7 @@ export function newAPIHandler(cfg: APIHandlerConfig): Handler {
       const scope = findScope(cfg.scopes, info);
       if (scope) {
         // Resource requests are never on a public path, so authentication named a user.
-        const rctx: RequestContext = { req, res, query: ctx.query, info, user: ctx.user!, scope, admission, warnings: [] };
+        const rctx: RequestContext = { req, res, query: ctx.query, info, user: ctx.user!, scope, admission, warnings: [], receivedAt: ctx.receivedAt };
         return metrics ? metrics.around(req, res, info, ctx.query, ctx.receivedAt, () => serveResource(rctx), () => rctx.bodyBytes) : serveResource(rctx);
       }
     }
