@@ -32,6 +32,12 @@ import { healthcheckSLIs } from '../server/healthz-metrics.ts';
 import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
 import { COMMAND, FlagError, flagRegistry, parseFlags, usage, type ServerOptions } from './flags.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
+import { DEFAULT_ENDPOINT, loadTracingConfiguration } from '../config/tracing.ts';
+import { startTracing, type TracingProvider } from '../tracing/provider.ts';
+import { activeTracer } from '../tracing/tracing.ts';
+import { type KeyOwner, tracedStorage } from '../storage/traced.ts';
+import { EVENTS_KEY_ROOT } from '../registry/events/storage.ts';
+import { GROUP as EVENTS_GROUP, KIND as EVENT_KIND, RESOURCE as EVENTS_RESOURCE } from '../apis/events/v1/types.ts';
 
 
 /**
@@ -48,6 +54,27 @@ async function loadTls(opts: ServerOptions): Promise<{ cert: string; key: string
     return { cert: files.certPem, key: files.keyPem, clientCA, ...(admin ? { kubeconfig: { ca: files.certPem, ...admin } } : {}) };
   }
   return { cert: pki!.serverCertPem, key: pki!.serverKeyPem, clientCA, ...(admin ? { kubeconfig: { ca: pki!.caCertPem, ...admin } } : {}) };
+}
+
+/** The resource a storage key belongs to, for the storage spans. */
+function keyOwner(key: string): KeyOwner | undefined {
+  return key.startsWith(`${EVENTS_KEY_ROOT}/`) ? { group: EVENTS_GROUP, resource: EVENTS_RESOURCE, type: EVENT_KIND } : undefined;
+}
+
+/**
+ * Tracing from `--tracing-config-file`, or undefined without one. A file that does not load stops the start with
+ * upstream's message (`failed to read tracing config: …`, `failed to validate tracing configuration: …`).
+ */
+async function setUpTracing(file: string): Promise<TracingProvider | undefined> {
+  if (!file) return undefined;
+  const config = loadTracingConfiguration(file);
+  const provider = await startTracing(config);
+  log.info('Tracing enabled', {
+    endpoint: config.endpoint ?? DEFAULT_ENDPOINT,
+    samplingRatePerMillion: config.samplingRatePerMillion ?? 0,
+    instanceID: provider.instanceID,
+  });
+  return provider;
 }
 
 /** Upstream's statusz reports when the process began, not when serving did. */
@@ -77,9 +104,12 @@ export async function run(argv: string[]): Promise<number> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   log.info('Starting core-apiserver', { version: versionLine(), dataDir });
 
+  const tracing = await setUpTracing(opts.tracingConfigFile);
+  const tracer = activeTracer();
   const tls = await loadTls({ ...opts, dataDir });
   const dbPath = join(dataDir, 'events.db');
-  const storage = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
+  const backend = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
+  const storage = tracer ? tracedStorage(backend, keyOwner) : backend;
   const ttlSeconds = Math.round(opts.eventTtlMs / 1000);
   const events = await registerEvents(storage, {
     ttlSeconds,
@@ -137,6 +167,7 @@ export async function run(argv: string[]): Promise<number> {
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,
+    ...(tracer ? { tracer } : {}),
   });
   registerInflightGauge(metrics, () => server.maxInFlight.counts);
   const port = await server.listen();
@@ -163,6 +194,7 @@ export async function run(argv: string[]): Promise<number> {
       compactor.stop();
       events.cacher.stop();
       await storage.close();
+      await tracing?.shutdown();
       log.info('Shutdown complete');
       log.flush();
       done(0);

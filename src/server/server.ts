@@ -49,6 +49,7 @@ export class APIServer {
       authorizer: cfg.authorizer,
       maxInFlight: this.maxInFlight,
       requestTimeoutMs: cfg.requestTimeoutMs,
+      ...(cfg.tracer ? { tracer: cfg.tracer } : {}),
     };
     this.#handler = buildHandlerChain(newAPIHandler(cfg), chain);
     this.#server = http2.createSecureServer(
