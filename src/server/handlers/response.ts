@@ -14,7 +14,7 @@ import { partialObjectMetadata, toTable } from '../../registry/rest/table.ts';
 import { setWarnings, type RequestContext } from './context.ts';
 import { ChunkBuilder } from './chunks.ts';
 import { drained } from '../http-types.ts';
-import { auditID, endWithError, startChildSpan } from '../../tracing/tracing.ts';
+import { activeTracer, auditID, endWithError, startChildSpan } from '../../tracing/tracing.ts';
 import type { Span } from '@opentelemetry/api';
 
 /** The stored object (tables are computed from it whatever the view). */
@@ -51,7 +51,7 @@ function endSerializeSpan(span: Span): void {
 }
 
 export function writeObject(ctx: RequestContext, code: number, s: Served, n: Negotiated): void {
-  const span = serializeSpan(ctx, n);
+  const span = activeTracer() ? serializeSpan(ctx, n) : undefined;
   if (!span) return writeObjectNow(ctx, code, s, n);
   try {
     writeObjectNow(ctx, code, s, n);
@@ -90,7 +90,7 @@ function listMeta(l: ListResult): Record<string, unknown> {
 const COMMA = 0x2c;
 
 export function writeList(ctx: RequestContext, l: ListResult, n: Negotiated): Promise<void> {
-  const span = serializeSpan(ctx, n);
+  const span = activeTracer() ? serializeSpan(ctx, n) : undefined;
   if (!span) return writeListNow(ctx, l, n);
   return writeListNow(ctx, l, n).then(
     () => endSerializeSpan(span),

@@ -33,7 +33,7 @@ import type {
 } from '../interface.ts';
 import { StorageError } from '../interface.ts';
 import { context, trace } from '@opentelemetry/api';
-import { auditID, endWithError, startChildSpan } from '../../tracing/tracing.ts';
+import { activeTracer, auditID, endWithError, startChildSpan } from '../../tracing/tracing.ts';
 import type { CacheListView } from './list-cursor.ts';
 import { type CacheEntry, type CacheEvent, EVERYTHING, type Predicate } from './types.ts';
 import { type CacheWatch, WatchCache, type WatchCacheOptions, type WatchConsumer } from './watch-cache.ts';
@@ -240,6 +240,7 @@ export class Cacher implements Storage {
   getList(prefix: string, o: GetListOptions): Promise<GetListResult> {
     // Upstream's cacher.GetList span, when the request is traced: whether a list came from the cache or went on
     // to the backend (whose span is then its child) is what a slow list's trace needs to show.
+    if (!activeTracer()) return this.#getList(prefix, o);
     const span = startChildSpan('cacher.GetList', () => ({
       'audit-id': auditID(),
       key: prefix,
