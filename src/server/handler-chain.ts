@@ -31,7 +31,7 @@
  * cost: the deadline does not bound authentication, which matters once an authenticator waits on a webhook.
  *
  * The HTTP/2 early refusal (http2-early-refusal.ts) asks the same objects, in the same order, before a request
- * reaches this chain.
+ * reaches this chain. What it refuses never meets withTracing, so those 429s have no span (upstream traces them).
  */
 import type { Tracer } from '@opentelemetry/api';
 import type { Authenticator } from '../auth/authenticator/interface.ts';
