@@ -45,10 +45,12 @@ const ALLOWED: Record<string, string[]> = {
   apimachinery: ['apis', ...BASE],
   storage: ['apis', 'apimachinery', 'metrics', ...BASE],
   admission: ['apis', 'apimachinery', ...BASE],
-  auth: ['apis', 'apimachinery', ...BASE],
+  cel: [...BASE],
+  config: ['apis', 'apimachinery', 'cel', ...BASE],
+  auth: ['apis', 'apimachinery', 'cel', 'config', ...BASE],
   registry: ['apis', 'apimachinery', 'storage', 'admission', 'metrics', ...BASE],
   server: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'metrics', ...BASE],
-  cmd: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'server', 'metrics', ...BASE],
+  cmd: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'server', 'metrics', 'cel', 'config', ...BASE],
 };
 
 describe('architecture', () => {
