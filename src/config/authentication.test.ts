@@ -70,7 +70,7 @@ test('authentication config: strict decoding names unknown fields by their path,
   t.jwt[0].issuer.url = 5;
   t.extra = true;
   assert.throws(() => decodeAuthenticationConfiguration(JSON.stringify(t)), {
-    message: 'json: cannot unmarshal number 5 into Go struct field Issuer.jwt.issuer.url of type string',
+    message: 'json: cannot unmarshal number into Go struct field Issuer.jwt.issuer.url of type string',
   });
   assert.throws(() => decodeAuthenticationConfiguration('apiVersion: apiserver.config.cluster.io/v1\nkind: AuthenticationConfiguration\njwt: []\njwt: []\n'), {
     message: 'strict decoding error: error converting YAML to JSON: yaml: unmarshal errors:\n  line 4: key "jwt" already set in map',

@@ -49,7 +49,8 @@ export function decodeStrict(value: unknown, schema: StructSchema, strictErrors:
 
 function jsonType(v: unknown): string {
   if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return `number ${v}`;
+  // Go names the JSON kind only (`number`), not the value, when the target is not numeric at all.
+  if (typeof v === 'number') return 'number';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'string') return 'string';
   return 'object';
