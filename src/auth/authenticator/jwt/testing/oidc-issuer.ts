@@ -1,12 +1,12 @@
 /**
  * A test-only OIDC issuer on loopback HTTPS: its own CA and serving certificate (made as the server makes its
- * own, with @peculiar/x509), a discovery document and a JWKS whose keys can be rotated, and tokens signed with
+ * own, with @peculiar/x509; loopback-pki.ts), a discovery document and a JWKS whose keys can be rotated, and tokens signed with
  * jose. Counts its requests so tests can see when the authenticator fetched keys.
  */
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
-import { issueCertificate } from '../../../../cmd/x509gen.ts';
+import { newLoopbackPKI } from './loopback-pki.ts';
 
 export interface SigningKeyPair {
   readonly kid: string;
@@ -43,10 +43,9 @@ export class TestOIDCIssuer {
   /** Listens on `port` (0: any); a restarted issuer keeps its CA and certificate, as a real one would. */
   async start(port = 0): Promise<this> {
     if (!this.#serving) {
-      const ca = await issueCertificate({ subject: [{ CN: ['test-oidc-ca'] }], validDays: 1, ca: true });
-      const serving = await issueCertificate({ subject: [{ CN: ['127.0.0.1'] }], validDays: 1, serverAuth: true, hosts: ['127.0.0.1'] }, ca);
-      this.caPem = ca.certPem;
-      this.#serving = { certPem: serving.certPem, keyPem: serving.key.pem };
+      const pki = await newLoopbackPKI();
+      this.caPem = pki.caPem;
+      this.#serving = { certPem: pki.certPem, keyPem: pki.keyPem };
     }
     this.#server = createServer({ cert: this.#serving.certPem, key: this.#serving.keyPem }, (req, res) => {
       const jwksPath = `${this.path}/keys`;
