@@ -250,3 +250,10 @@ test('authentication config: the loader wraps errors as kube-apiserver does and 
   assert.equal(loaded.jwt.length, 1);
   assert.equal(loaded.data, JSON.stringify(base()));
 });
+
+test('authentication config: the example in examples/ loads', () => {
+  const loaded = loadAuthenticationConfiguration(join(import.meta.dirname, '..', '..', 'examples', 'authentication-config.yaml'));
+  assert.equal(loaded.jwt.length, 1);
+  assert.equal(loaded.jwt[0]!.claimValidationRules.length, 2);
+  assert.deepEqual(loaded.config.anonymous, { enabled: true, conditions: [{ path: '/livez' }, { path: '/readyz' }] });
+});

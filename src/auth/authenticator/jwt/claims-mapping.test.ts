@@ -63,7 +63,7 @@ test('claims mapping: username refusals', () => {
   refused({ claimMappings: sub }, { sub: 5 }, 'oidc: parse username claims "sub": json: cannot unmarshal number into Go value of type string');
   refused({ claimMappings: { username: { expression: 'claims.n' } } }, { n: 1 }, 'oidc: error evaluating username claim expression: username claim expression must return a string');
   refused({ claimMappings: { username: { expression: 'claims.s' } } }, { s: '' }, 'oidc: empty username via CEL expression is not allowed');
-  refused({ claimMappings: { username: { expression: 'claims.missing' } } }, {}, "oidc: error evaluating username claim expression: expression 'claims.missing' resulted in error: No such key: missing");
+  refused({ claimMappings: { username: { expression: 'claims.missing' } } }, {}, "oidc: error evaluating username claim expression: expression 'claims.missing' resulted in error: no such key: missing");
 });
 
 test('claims mapping: the email claim needs email_verified true when present', () => {
@@ -93,7 +93,7 @@ test('claims mapping: required claims, claim rules and user rules, each with its
   refused(required, { sub: 'a', hd: 1 }, 'oidc: parse claim hd: json: cannot unmarshal number into Go value of type string');
   const rules = { claimMappings: sub, claimValidationRules: [{ expression: 'claims.exp - claims.iat <= 3600.0', message: 'token lifetime over an hour' }] };
   refused(rules, { sub: 'a', iat: 0, exp: 7200 }, "oidc: error evaluating claim validation expression: validation expression 'claims.exp - claims.iat <= 3600.0' failed: token lifetime over an hour");
-  refused(rules, { sub: 'a' }, "oidc: error evaluating claim validation expression: expression 'claims.exp - claims.iat <= 3600.0' resulted in error: No such key: exp");
+  refused(rules, { sub: 'a' }, "oidc: error evaluating claim validation expression: expression 'claims.exp - claims.iat <= 3600.0' resulted in error: no such key: exp");
   const user = { claimMappings: { username: { claim: 'sub', prefix: '' } }, userValidationRules: [{ expression: '!user.username.startsWith("system:")', message: 'username cannot use reserved system: prefix' }] };
   assert.equal(mapClaims(authenticator(user), { sub: 'alice' }).name, 'alice');
   refused(user, { sub: 'system:admin' }, `oidc: error evaluating user info validation rule: validation expression '!user.username.startsWith("system:")' failed: username cannot use reserved system: prefix`);

@@ -46,9 +46,11 @@ function evalClaims(expr: CompiledExpression, claims: Claims): unknown {
   }
 }
 
+/** cel-js's evaluation error without its source excerpt; cel-go spells the missing-key error in lower case. */
 function celMessage(e: unknown): string {
   const err = e as { summary?: string; message?: string };
-  return err.summary ?? String(err.message).split('\n')[0]!;
+  const text = err.summary ?? String(err.message).split('\n')[0]!;
+  return text.startsWith('No such key: ') ? `n${text.slice(1)}` : text;
 }
 
 /** Upstream convertCELValueToStringList: `""`, `[]` and `null` mean none; empty strings in a list are dropped. */
