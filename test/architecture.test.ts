@@ -41,21 +41,26 @@ const BASE = ['util', 'version.ts', 'features.ts'];
 const ALLOWED: Record<string, string[]> = {
   util: [],
   metrics: [...BASE],
+  // The process's tracer and span helpers: the OpenTelemetry API, nothing of the server.
+  tracing: [...BASE],
+  // Configuration files (TracingConfiguration, AuthenticationConfiguration): decoding and upstream's validation
+  // texts; CEL expressions in them are compiled at load.
+  config: ['apis', 'apimachinery', 'cel', ...BASE],
+  // CEL environments and the Kubernetes function library.
+  cel: [...BASE],
   apis: ['apimachinery', ...BASE],
   apimachinery: ['apis', ...BASE],
-  storage: ['apis', 'apimachinery', 'metrics', ...BASE],
+  storage: ['apis', 'apimachinery', 'metrics', 'tracing', ...BASE],
   admission: ['apis', 'apimachinery', ...BASE],
-  cel: [...BASE],
-  config: ['apis', 'apimachinery', 'cel', ...BASE],
   auth: ['apis', 'apimachinery', 'cel', 'config', ...BASE],
   registry: ['apis', 'apimachinery', 'storage', 'admission', 'metrics', ...BASE],
-  server: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'metrics', ...BASE],
-  cmd: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'server', 'metrics', 'cel', 'config', ...BASE],
+  server: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'metrics', 'tracing', ...BASE],
+  cmd: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'server', 'metrics', 'tracing', 'cel', 'config', ...BASE],
 };
 
 describe('architecture', () => {
   it('has the layers the README names', () => {
-    for (const l of ['apimachinery', 'apis', 'storage', 'registry', 'server', 'cmd', 'admission']) assert.ok([...graph.keys()].some((m) => layer(m) === l), l);
+    for (const l of ['apimachinery', 'apis', 'storage', 'registry', 'server', 'cmd', 'admission', 'tracing', 'config']) assert.ok([...graph.keys()].some((m) => layer(m) === l), l);
   });
 
   it('lower layers never import upper ones', () => {
@@ -70,6 +75,26 @@ describe('architecture', () => {
 
   it('apimachinery knows no resource: of the API types it uses only meta/v1', () => {
     const bad = [...graph].flatMap(([m, deps]) => (layer(m) === 'apimachinery' ? deps.filter((d) => layer(d) === 'apis' && !d.startsWith('apis/meta/')) : []).map((d) => `${m} → ${d}`));
+    assert.deepEqual(bad, []);
+  });
+
+  it('only the tracing provider loads the OpenTelemetry SDK, and only when tracing is turned on', () => {
+    // Everything else may use the API (no-op until a provider is set): a server without --tracing-config-file
+    // never loads the SDK, the exporter or gRPC.
+    const bad: string[] = [];
+    for (const file of sources(SRC)) {
+      const module = relative(SRC, file);
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/^import\s+(type\s+)?[^;]*?from\s*'([^']+)'/gm)) {
+        const [, typeOnly, pkg] = m;
+        if ((pkg!.startsWith('@opentelemetry/') && pkg !== '@opentelemetry/api') || pkg!.startsWith('@grpc/')) {
+          if (!typeOnly) bad.push(`${module} imports ${pkg} at load`);
+        }
+      }
+      for (const m of text.matchAll(/import\(\s*'([^']+)'\s*\)/g)) {
+        if (module !== 'tracing/provider.ts' && (m[1]!.startsWith('@opentelemetry/') || m[1]!.startsWith('@grpc/'))) bad.push(`${module} loads ${m[1]}`);
+      }
+    }
     assert.deepEqual(bad, []);
   });
 

@@ -2,7 +2,9 @@
 import { after, before, describe, it } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import assert from 'node:assert/strict';
+import protobuf from 'protobufjs';
 import { TestServer, sampleEvent } from './helpers/server.ts';
+import { MetricFamilyType } from '../src/metrics/protobuf.ts';
 import { versionInfo } from '../src/version.ts';
 
 const s = new TestServer();
@@ -34,7 +36,10 @@ describe('/metrics', () => {
     assert.match(text, /^disabled_metrics_total 0$/m);
     assert.match(text, /^cluster_feature_enabled\{name="NativeHistograms",stage="ALPHA"\} 0$/m);
     assert.match(text, /^cluster_feature_enabled\{name="ComponentSLIs",stage=""\} 1$/m, 'a GA gate has the empty stage');
-    assert.match(text, /^hidden_metrics_total 0$/m);
+    // apiserver_storage_db_total_size_in_bytes (ALPHA, deprecated in 1.28.0) and apiserver_request_slo_duration_seconds
+    // (ALPHA, deprecated in 1.27.0) are registered hidden, as upstream does.
+    assert.match(text, /^hidden_metrics_total 2$/m);
+    assert.doesNotMatch(text, /^apiserver_request_slo_duration_seconds/m);
     // Every sample line is a name, optional labels and a number.
     for (const line of text.trimEnd().split('\n')) if (!line.startsWith('#')) assert.match(line, /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? (-?[0-9.e+-]+|\+Inf|-Inf|NaN)$/, line);
   });
@@ -71,11 +76,53 @@ describe('/metrics', () => {
     const during = (await s.request('GET', '/metrics')).body;
     assert.match(during, /^apiserver_longrunning_requests\{component="apiserver",group="events\.cluster\.io",resource="events",scope="namespace",subresource="",verb="WATCH",version="v1"\} 1$/m);
     assert.equal((await watching).status, 200);
-    const after = (await s.request('GET', '/metrics')).body;
+    // The server records the watch when its side of the stream closes, which may come just after the client's end.
+    let after = '';
+    for (let i = 0; i < 50; i++) {
+      after = (await s.request('GET', '/metrics')).body;
+      if (/^apiserver_longrunning_requests\{.*verb="WATCH".*\} 0$/m.test(after)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     assert.match(after, /^apiserver_longrunning_requests\{.*verb="WATCH".*\} 0$/m);
     assert.match(after, /^apiserver_request_total\{code="200",.*scope="namespace",subresource="",verb="WATCH",version="v1"\} 1$/m);
     // The watch lasted its timeoutSeconds: its observation is above the 0.8 s bucket.
     assert.match(after, /^apiserver_request_duration_seconds_bucket\{.*verb="WATCH",version="v1",le="0\.8"\} 0$/m);
+  });
+
+  it('storage, watch cache and watch metrics move on a create, a list and a WATCHLIST, labelled as upstream', async () => {
+    const base = '/apis/events.cluster.io/v1/namespaces/sw/events';
+    const w = s.watch(`${base}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan`);
+    assert.equal(await w.status, 200);
+    assert.equal((await s.request('POST', base, sampleEvent('sw1', 'sw'))).status, 201);
+    assert.equal((await s.request('GET', base)).status, 200);
+    assert.equal((await s.request('GET', '/api/v1/namespaces/sw/events?limit=1')).status, 200);
+    for (let i = 0; i < 50 && !w.frames.some((f) => f.type === 'ADDED'); i++) await new Promise((r) => setTimeout(r, 20));
+    w.stop();
+    const text = (await s.request('GET', '/metrics')).body;
+    const gr = 'group="events\.cluster\.io",resource="events"';
+    const positive = (name: string, labels: string) => assert.match(text, new RegExp(`^${name}\{${labels}\} [1-9][0-9.e+]*$`, 'm'), name);
+    positive('kvstore_requests_total', 'group="events\.cluster\.io",operation="create",resource="events"');
+    positive('kvstore_request_duration_seconds_count', 'group="events\.cluster\.io",operation="getCurrentResourceVersion",resource="events"');
+    positive('apiserver_storage_list_total', gr);
+    positive('apiserver_storage_events_received_total', gr);
+    positive('apiserver_storage_size_bytes', 'storage_cluster_id="sqlite-0"');
+    positive('apiserver_cache_list_total', 'group="events\.cluster\.io",index="",resource="events"');
+    positive('apiserver_cache_list_returned_objects_total', gr);
+    positive('apiserver_watch_cache_events_received_total', gr);
+    positive('apiserver_watch_cache_events_dispatched_total', gr);
+    positive('apiserver_watch_cache_initializations_total', gr);
+    positive('apiserver_watch_cache_resource_version', gr);
+    positive('apiserver_watch_cache_consistent_read_total', 'fallback="false",group="events\.cluster\.io",resource="events",success="true"');
+    positive('apiserver_resource_size_estimate_bytes', gr);
+    positive('watch_cache_capacity', gr);
+    // The bookmark ending the initial events and the ADDED: frames written to the watch client.
+    positive('apiserver_watch_events_total', 'group="events\.cluster\.io",resource="events",version="v1"');
+    positive('apiserver_watch_events_sizes_count', 'group="events\.cluster\.io",resource="events",version="v1"');
+    assert.match(text, /^apiserver_watch_events_sizes_bucket\{group="events\.cluster\.io",resource="events",version="v1",le="131072"\} [1-9]/m);
+    positive('apiserver_watch_list_duration_seconds_count', 'group="events\.cluster\.io",resource="events",scope="namespace",version="v1"');
+    assert.match(text, /^apiserver_terminated_watchers_total\{group="events\.cluster\.io",resource="events"\} 0$/m);
+    assert.match(text, /^# HELP apiserver_storage_size_bytes \[STABLE\] /m);
+    assert.match(text, /^# HELP kvstore_requests_total \[ALPHA\] /m);
   });
 
   it('promtool check metrics finds nothing to say about either endpoint', (t) => {
@@ -140,13 +187,43 @@ describe('/metrics', () => {
     assert.match(text, /^apiserver_tls_handshake_errors_total [1-9]\d*$/m);
   });
 
+  it('answers Prometheus\'s protobuf Accept with delimited MetricFamily messages: the text format\'s families, native buckets only with the gate', async () => {
+    const accept = 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited,application/openmetrics-text;version=1.0.0;q=0.8,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
+    const decode = (raw: Buffer) => {
+      const reader = protobuf.Reader.create(raw);
+      const out: Record<string, any>[] = [];
+      while (reader.pos < reader.len) out.push(MetricFamilyType.toObject(MetricFamilyType.decodeDelimited(reader), { longs: Number, enums: String }));
+      return out;
+    };
+    for (const [server, gate] of [[s, false], [disabled, true]] as const) {
+      assert.equal((await server.request('GET', '/apis/events.cluster.io/v1/namespaces/pb/events')).status, 200);
+      const r = await server.request('GET', '/metrics', undefined, { accept });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers['content-type'], 'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=underscores');
+      const families = decode(r.raw);
+      const text = (await server.request('GET', '/metrics')).body;
+      assert.deepEqual(families.map((f) => f.name), [...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]));
+      const duration = families.find((f) => f.name === 'apiserver_request_duration_seconds')!;
+      assert.equal(duration.type, 'HISTOGRAM');
+      const list = duration.metric.find((m: any) => m.label.some((l: any) => l.name === 'verb' && l.value === 'LIST'))!.histogram;
+      assert.equal(list.bucket.length, 23, 'the 23 finite bounds; the count stands for +Inf');
+      assert.equal(list.schema, gate ? 3 : undefined);
+      assert.equal(list.zero_threshold, gate ? 2 ** -128 : undefined);
+      assert.equal(list.positive_span !== undefined, gate);
+    }
+    const slis = await s.request('GET', '/metrics/slis', undefined, { accept });
+    assert.deepEqual(decode(slis.raw).map((f) => f.name), ['cluster_healthcheck', 'cluster_healthchecks_total', 'process_start_time_seconds']);
+    const om = await s.request('GET', '/metrics', undefined, { accept: 'application/openmetrics-text;version=1.0.0' });
+    assert.equal(om.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores', 'never OpenMetrics');
+  });
+
   it('--disabled-metrics leaves a metric out and counts it', async () => {
     const text = (await disabled.request('GET', '/metrics')).body;
     assert.doesNotMatch(text, /^apiserver_storage_objects/m);
     assert.match(text, /^apiserver_resource_objects\{/m);
     assert.match(text, /^disabled_metrics_total 1$/m);
     assert.match(text, /^cluster_feature_enabled\{name="NativeHistograms",stage="ALPHA"\} 1$/m, 'the gate turned on reads 1');
-    assert.match(text, /^hidden_metrics_total 1$/m);
+    assert.match(text, /^hidden_metrics_total 3$/m);
   });
 
   it('/metrics/slis: the last result and the count of every health check a probe ran, and nothing else', async () => {

@@ -83,7 +83,9 @@ export async function startApiServer(extraArgs: string[] = [], label = 'core-api
   const port = await freePort();
   // BENCH_SERVER_NODE_ARGS adds Node options for a diagnosis, e.g. `--heapsnapshot-signal=SIGUSR2`.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${dataDir}`, `--secure-port=${port}`, ...extraArgs], {
+  // BENCH_SERVER_ARGS adds server flags to every server the bench starts, e.g. `--feature-gates=NativeHistograms=true`.
+  const serverArgs = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${dataDir}`, `--secure-port=${port}`, ...serverArgs, ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(env ? { env: { ...process.env, ...env } } : {}),

@@ -26,6 +26,7 @@ export function effectiveConfig(opts: ServerOptions, serving: { dataDir: string;
       minRequestTimeout: opts.minRequestTimeoutSeconds,
       requestTimeout: formatGoDuration(opts.requestTimeoutMs),
       verbosity: opts.verbosity,
+      tracingConfigFile: opts.tracingConfigFile,
       // Every gate's effective state, not only those given: what the server actually does.
       featureGates: Object.fromEntries(featureGates.list().map((f) => [f.name, f.enabled])),
     },

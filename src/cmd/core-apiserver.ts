@@ -20,6 +20,9 @@ import { APIServer } from '../server/server.ts';
 import { installZpages } from '../server/zpages/handlers.ts';
 import { startCompactor } from '../storage/compactor.ts';
 import { openSqliteStorage } from '../storage/sqlite/index.ts';
+import { CacherMetrics } from '../storage/cacher/metrics.ts';
+import { StorageMetrics, registerStorageSize } from '../storage/metrics.ts';
+import { WatchMetrics } from '../server/watch-metrics.ts';
 import { log } from '../util/log.ts';
 import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo, versionLine } from '../version.ts';
 import { effectiveConfig } from './configz.ts';
@@ -34,6 +37,12 @@ import { healthcheckSLIs } from '../server/healthz-metrics.ts';
 import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
 import { COMMAND, FlagError, flagRegistry, parseFlags, usage, type ServerOptions } from './flags.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
+import { DEFAULT_ENDPOINT, loadTracingConfiguration } from '../config/tracing.ts';
+import { startTracing, type TracingProvider } from '../tracing/provider.ts';
+import { activeTracer } from '../tracing/tracing.ts';
+import { type KeyOwner, tracedStorage } from '../storage/traced.ts';
+import { EVENTS_KEY_ROOT } from '../registry/events/storage.ts';
+import { GROUP as EVENTS_GROUP, KIND as EVENT_KIND, RESOURCE as EVENTS_RESOURCE } from '../apis/events/v1/types.ts';
 
 
 /**
@@ -50,6 +59,27 @@ async function loadTls(opts: ServerOptions): Promise<{ cert: string; key: string
     return { cert: files.certPem, key: files.keyPem, clientCA, ...(admin ? { kubeconfig: { ca: files.certPem, ...admin } } : {}) };
   }
   return { cert: pki!.serverCertPem, key: pki!.serverKeyPem, clientCA, ...(admin ? { kubeconfig: { ca: pki!.caCertPem, ...admin } } : {}) };
+}
+
+/** The resource a storage key belongs to, for the storage spans. */
+function keyOwner(key: string): KeyOwner | undefined {
+  return key.startsWith(`${EVENTS_KEY_ROOT}/`) ? { group: EVENTS_GROUP, resource: EVENTS_RESOURCE, type: EVENT_KIND } : undefined;
+}
+
+/**
+ * Tracing from `--tracing-config-file`, or undefined without one. A file that does not load stops the start with
+ * upstream's message (`failed to read tracing config: …`, `failed to validate tracing configuration: …`).
+ */
+async function setUpTracing(file: string): Promise<TracingProvider | undefined> {
+  if (!file) return undefined;
+  const config = loadTracingConfiguration(file);
+  const provider = await startTracing(config);
+  log.info('Tracing enabled', {
+    endpoint: config.endpoint ?? DEFAULT_ENDPOINT,
+    samplingRatePerMillion: config.samplingRatePerMillion ?? 0,
+    instanceID: provider.instanceID,
+  });
+  return provider;
 }
 
 /** Upstream's statusz reports when the process began, not when serving did. */
@@ -79,14 +109,31 @@ export async function run(argv: string[]): Promise<number> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   log.info('Starting core-apiserver', { version: versionLine(), dataDir });
 
+  const tracing = await setUpTracing(opts.tracingConfigFile);
+  const tracer = activeTracer();
   const tls = await loadTls({ ...opts, dataDir });
   const dbPath = join(dataDir, 'events.db');
-  const storage = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
+  const backend = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
+  const storage = tracer ? tracedStorage(backend, keyOwner) : backend;
   const ttlSeconds = Math.round(opts.eventTtlMs / 1000);
+  // The benchmark's baseline (bench/scenarios/metrics-cost.ts) is this server with nothing recorded per request.
+  const recording = process.env.CORE_APISERVER_BENCH_NO_METRICS !== '1';
+  const metrics = new Registry({
+    version: versionInfo.gitVersion,
+    showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
+    disabledMetrics: opts.disabledMetrics,
+    allowMetricLabels: toAllowList(Object.keys(opts.allowMetricLabels).length || !opts.allowMetricLabelsManifest ? opts.allowMetricLabels : readAllowListManifest(opts.allowMetricLabelsManifest)),
+    nativeHistograms: featureGates.enabled('NativeHistograms'),
+  });
+  registerVersionInfo(metrics, binaryVersion(), majorMinor(EMULATION_VERSION), majorMinor(MIN_COMPATIBILITY_VERSION));
+  const stopProcessMetrics = registerProcessMetrics(metrics);
   const events = await registerEvents(storage, {
     ttlSeconds,
     onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
+    ...(recording ? { metrics: { cache: new CacherMetrics(metrics), storage: new StorageMetrics(metrics) } } : {}),
   });
+  registerStorageSize(metrics, backend, dbPath);
+  if (recording) watchSettings.metrics = new WatchMetrics(metrics);
   const compactor = startCompactor(storage, { retentionMs: Math.max(opts.eventTtlMs, 75_000) });
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
@@ -100,14 +147,6 @@ export async function run(argv: string[]): Promise<number> {
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
   const scopes = [events.scope, coreEvents.scope];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
-  const metrics = new Registry({
-    version: versionInfo.gitVersion,
-    showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
-    disabledMetrics: opts.disabledMetrics,
-    allowMetricLabels: toAllowList(Object.keys(opts.allowMetricLabels).length || !opts.allowMetricLabelsManifest ? opts.allowMetricLabels : readAllowListManifest(opts.allowMetricLabelsManifest)),
-  });
-  registerVersionInfo(metrics, binaryVersion(), majorMinor(EMULATION_VERSION), majorMinor(MIN_COMPATIBILITY_VERSION));
-  const stopProcessMetrics = registerProcessMetrics(metrics);
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
   registerObjectCounts(metrics, [events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
@@ -133,8 +172,7 @@ export async function run(argv: string[]): Promise<number> {
     health,
     pathHandlers: [...apis.pathHandlers, ...zpages.pathHandlers, metricsHandler(metrics), metricsHandler(slis.registry, '/metrics/slis')],
     servedPrefixes: apis.servedPrefixes,
-    // The benchmark's baseline (bench/scenarios/metrics-cost.ts) is this server with nothing recorded per request.
-    ...(process.env.CORE_APISERVER_BENCH_NO_METRICS === '1' ? {} : { requestMetrics: new RequestMetrics(metrics) }),
+    ...(recording ? { requestMetrics: new RequestMetrics(metrics) } : {}),
     // Client certificates only, for now; bearer tokens and anonymous join the union later.
     authenticator: new UnionAuthenticator([new X509Authenticator()]),
     // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);
@@ -143,9 +181,10 @@ export async function run(argv: string[]): Promise<number> {
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,
+    ...(tracer ? { tracer } : {}),
   });
   const stopInflightGauge = registerInflightGauge(metrics, () => server.maxInFlight.takeWatermarks());
-  if (process.env.CORE_APISERVER_BENCH_NO_METRICS !== '1') registerReadVsWrite(metrics, server.maxInFlight);
+  if (recording) registerReadVsWrite(metrics, server.maxInFlight);
   const port = await server.listen();
   servingPort = port;
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;
@@ -172,6 +211,7 @@ export async function run(argv: string[]): Promise<number> {
       stopProcessMetrics();
       events.cacher.stop();
       await storage.close();
+      await tracing?.shutdown();
       log.info('Shutdown complete');
       log.flush();
       done(0);

@@ -29,6 +29,7 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     minRequestTimeoutSeconds: 1800,
     requestTimeoutMs: 60_000,
     verbosity: 0,
+    tracingConfigFile: '',
     featureGates: {},
     showHiddenMetricsForVersion: '',
     disabledMetrics: [],
@@ -37,6 +38,13 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     help: false,
     version: false,
   });
+});
+
+test('--tracing-config-file: a file that exists (what is in it is checked at start-up)', () => {
+  assert.equal(parseFlags([`--tracing-config-file=${import.meta.filename}`]).tracingConfigFile, import.meta.filename);
+  fails(['--tracing-config-file=/no/such/tracing.yaml'], 'tracing-config-file /no/such/tracing.yaml does not exist');
+  const f = flagRegistry().get('tracing-config-file');
+  assert.deepEqual([f?.section, f?.type, f?.help], ['Traces', 'string', 'File with apiserver tracing configuration.']);
 });
 
 test('metrics flags: --show-hidden-metrics-for-version takes only the previous minor, --disabled-metrics metric names (repeatable)', () => {
@@ -155,7 +163,7 @@ test('registry holds name, type, default, help and current value of every flag',
   assert.deepEqual([...reg.keys()], [
     'allow-metric-labels', 'allow-metric-labels-manifest', 'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
     'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
-    'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'v', 'version',
+    'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'tracing-config-file', 'v', 'version',
   ]);
   assert.deepEqual(reg.get('event-ttl'), {
     name: 'event-ttl', type: 'duration', default: '1h0m0s', value: '1h30m0s', help: 'Amount of time to retain events.',
@@ -180,7 +188,7 @@ test('usage lists every flag with type, default and help, in kube-apiserver sect
     for (const line of info.help.split('\n')) assert.ok(text.includes(line), info.name);
   }
   const sections = [...text.matchAll(/^(.*) flags:$/gm)].map((m) => m[1]);
-  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Global']);
+  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global']);
   assert.match(text, /^ {6}--event-ttl duration {2}Amount of time to retain events\. \(default 1h0m0s\)$/m);
   assert.match(text, /^ {6}--data-dir string {2,}.* \(default "\.\/data"\)$/m);
   assert.match(text, /^ {6}--secure-port int {2,}.* \(default 6443\)$/m);

@@ -8,6 +8,7 @@ import { goParseBool } from '../apimachinery/strconv.ts';
 import { featureGates, formatGates, validateGate } from '../features.ts';
 import { validateDisabledMetrics, validateShowHiddenMetricsForVersion } from '../metrics/registry.ts';
 import { formatStringToString, parseStringToString, readAllowListManifest, validateAllowListMapping } from '../metrics/allow-list.ts';
+import { validateTracingConfigFileFlag } from '../config/tracing.ts';
 import { versionInfo } from '../version.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
@@ -42,6 +43,8 @@ export interface ServerOptions {
   allowMetricLabels: Record<string, string>;
   /** `--allow-metric-labels-manifest`: the same mapping from a YAML file (the flag wins when given). */
   allowMetricLabelsManifest: string;
+  /** `--tracing-config-file`: '' leaves tracing off. */
+  tracingConfigFile: string;
   /** `--feature-gates` as given (gates set by name); the process-wide `featureGates` is set from it. */
   featureGates: Record<string, boolean>;
   /** `--help`/`-h` was given: print `usage()` and exit 0; nothing else was validated. */
@@ -63,7 +66,7 @@ export interface FlagInfo {
   classified: boolean;
 }
 
-const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Global'];
+const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
 const STORAGE_BACKENDS = ['sqlite'];
 const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'];
 
@@ -108,6 +111,7 @@ function newServerFlagSet() {
     allowMetricLabelsManifest: fs.string('allow-metric-labels-manifest', '', 'The path to the manifest file that contains the allow-list mapping. The format of the file is the same as the flag --allow-metric-labels. Note that the flag --allow-metric-labels will override the manifest file.', { section: 'Metrics' }),
     eventTtl: fs.duration('event-ttl', 3_600_000, 'Amount of time to retain events.', { section: 'Misc' }),
     verbosity: fs.level('v', 0, 'number for the log level verbosity', { section: 'Logs', shorthand: 'v' }),
+    tracingConfigFile: fs.string('tracing-config-file', '', 'File with apiserver tracing configuration.', { section: 'Traces' }),
     help: fs.bool('help', false, `help for ${COMMAND}`, { section: 'Global', shorthand: 'h' }),
     version: fs.bool('version', false, 'Print version information and quit', { section: 'Global' }),
   };
@@ -142,6 +146,7 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     minRequestTimeoutSeconds: flags.minRequestTimeout.value,
     requestTimeoutMs: flags.requestTimeout.value,
     verbosity: flags.verbosity.value,
+    tracingConfigFile: flags.tracingConfigFile.value,
     featureGates: { ...flags.featureGates.value },
     showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion.value,
     disabledMetrics: [...flags.disabledMetrics.value],
@@ -223,6 +228,8 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
       errs.push((e as Error).message);
     }
   }
+  const tracing = validateTracingConfigFileFlag(flags.tracingConfigFile.value);
+  if (tracing) errs.push(tracing);
   if (errs.length === 1) throw new FlagError(errs[0]);
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
 }

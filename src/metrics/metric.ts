@@ -7,6 +7,8 @@
 
 export class CounterSeries {
   value = 0;
+  /** When the series came into being, ms since the epoch: the protobuf exposition's created_timestamp. */
+  readonly created = Date.now();
   inc(v = 1): void {
     if (v < 0) throw new Error('counter cannot decrease');
     this.value += v;
@@ -31,6 +33,8 @@ export class HistogramSeries {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;
+  /** As CounterSeries.created. */
+  readonly created = Date.now();
 
   constructor(readonly bounds: readonly number[]) {
     this.counts = new Float64Array(bounds.length + 1);
@@ -46,6 +50,7 @@ export class HistogramSeries {
   }
 }
 
+/** NativeHistogramSeries (native-histogram.ts) is a HistogramSeries too, so it needs no entry here. */
 export type Series = CounterSeries | GaugeSeries | HistogramSeries;
 
 /** What a label value is replaced with when an allow-list does not contain it (upstream's cardinality guard). */

@@ -8,6 +8,7 @@
 import { type CatalogueMetric, type MetricsPath, type StabilityLevel, catalogueMetric } from './catalogue.ts';
 import { CounterSeries, GaugeSeries, HistogramSeries, MetricVec, type Series } from './metric.ts';
 import { TimingRatioSeries } from './timing-ratio.ts';
+import { NativeHistogramSeries } from './native-histogram.ts';
 
 export interface RegistryOptions {
   /** The binary version deprecation is measured against, e.g. `1.36.0`. */
@@ -20,6 +21,8 @@ export interface RegistryOptions {
   disabledMetrics?: readonly string[];
   /** `--allow-metric-labels`: metric → label → the values let through. */
   allowMetricLabels?: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+  /** Gate NativeHistograms: every histogram keeps native buckets next to its classic ones. */
+  nativeHistograms?: boolean;
 }
 
 export type FamilyType = 'counter' | 'gauge' | 'histogram';
@@ -116,6 +119,8 @@ export class Registry {
 
   histogram(name: string, help: string, buckets: readonly number[]): MetricVec<HistogramSeries> {
     const bounds = [...buckets].sort((a, b) => a - b);
+    // Decided here, once per metric, so that a histogram without native buckets never tests for them.
+    if (this.#o.nativeHistograms) return this.#register(name, help, 'histogram', () => new NativeHistogramSeries(bounds));
     return this.#register(name, help, 'histogram', () => new HistogramSeries(bounds));
   }
 
@@ -145,7 +150,8 @@ export class Registry {
     const entry = catalogueMetric(name);
     if (entry.path !== this.#path) throw new Error(`metric ${name} is served on ${entry.path}, not ${this.#path}`);
     const want = entry.type === 'timingRatioHistogram' ? 'histogram' : entry.type;
-    if (want !== type) throw new Error(`metric ${name} is a ${entry.type} in the catalogue, not a ${type}`);
+    // A custom collector (X) exposes whichever type its values have (apiserver_storage_size_bytes: a gauge).
+    if (want !== type && want !== 'custom') throw new Error(`metric ${name} is a ${entry.type} in the catalogue, not a ${type}`);
     if (this.#families.has(name)) throw new Error(`metric ${name} is registered twice`);
     const dep = entry.deprecatedVersion;
     const hidden = this.#disabled.has(name) || (dep !== undefined && isHiddenIn(this.#o.version, dep, entry.stability) && !this.#o.showHiddenMetricsForVersion);
@@ -154,13 +160,13 @@ export class Registry {
       return this.#vec(entry, false, newSeries);
     }
     this.#registered.with(dep ?? '', entry.stability).inc();
-    return this.#add(entry, help, newSeries);
+    return this.#add(entry, help, newSeries, type);
   }
 
-  #add<S extends Series>(entry: CatalogueMetric, help: string, newSeries: () => S): MetricVec<S> {
+  #add<S extends Series>(entry: CatalogueMetric, help: string, newSeries: () => S, registeredAs?: FamilyType): MetricVec<S> {
     const vec = this.#vec(entry, true, newSeries);
     const dep = entry.deprecatedVersion ? `(Deprecated since ${entry.deprecatedVersion}) ` : '';
-    const type: FamilyType = entry.type === 'counter' ? 'counter' : entry.type === 'gauge' ? 'gauge' : 'histogram';
+    const type: FamilyType = registeredAs ?? (entry.type === 'counter' ? 'counter' : entry.type === 'gauge' ? 'gauge' : 'histogram');
     this.#families.set(entry.name, {
       name: entry.name,
       help: `[${entry.stability}] ${dep}${help}`,

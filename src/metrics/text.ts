@@ -4,10 +4,8 @@
  * numbers as Go writes them.
  */
 import { goFloat } from './go-float.ts';
-import { CounterSeries, GaugeSeries, HistogramSeries } from './metric.ts';
+import { CounterSeries, GaugeSeries, HistogramSeries, type Series } from './metric.ts';
 import type { Family } from './registry.ts';
-
-export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores';
 
 const escapeHelp = (s: string) => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 const escapeValue = (s: string) => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
@@ -33,10 +31,15 @@ function compare(a: readonly [string, string][], b: readonly [string, string][])
   return 0;
 }
 
+/** A family's series with their label pairs, in exposition order (shared with the protobuf exposition). */
+export function sortedSeries(f: Family): { ps: [string, string][]; s: Series }[] {
+  return [...f.vec.series()].map((s) => ({ ps: pairs(f, s.values), s: s.series })).sort((a, b) => compare(a.ps, b.ps));
+}
+
 export function writeText(families: readonly Family[]): string {
   const out: string[] = [];
   for (const f of families) {
-    const series = [...f.vec.series()].map((s) => ({ ps: pairs(f, s.values), s: s.series })).sort((a, b) => compare(a.ps, b.ps));
+    const series = sortedSeries(f);
     // Go's registry leaves out a family with no series.
     if (!series.length) continue;
     out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);

@@ -5,12 +5,20 @@
  */
 import { HistogramSeries } from './metric.ts';
 
-const nowNs = () => performance.now() * 1e6;
+// Whole nanoseconds: the weights are counts (uint64 in the protobuf exposition).
+const nowNs = () => Math.round(performance.now() * 1e6);
 
 export class TimingRatioSeries extends HistogramSeries {
   #numerator = 0;
   #denominator = 1;
-  #since = nowNs();
+  readonly #now: () => number;
+  #since: number;
+
+  constructor(bounds: readonly number[], now: () => number = nowNs) {
+    super(bounds);
+    this.#now = now;
+    this.#since = now();
+  }
 
   /** The limit the value is a fraction of (upstream SetDenominator). */
   setDenominator(d: number): void {
@@ -25,7 +33,7 @@ export class TimingRatioSeries extends HistogramSeries {
 
   /** Adds the time since the last change at the current ratio (called before every collection). */
   flush(): void {
-    const t = nowNs();
+    const t = this.#now();
     const w = t - this.#since;
     this.#since = t;
     if (w <= 0) return;

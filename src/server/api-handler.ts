@@ -4,6 +4,7 @@
  * paths below a served group version get a Status 404, others upstream's plain-text one.
  */
 import { newNotFoundPath } from '../apimachinery/errors.ts';
+import type { Tracer } from '@opentelemetry/api';
 import type { UserInfo } from '../auth/authenticator/user.ts';
 import { type AdmissionChain, NO_ADMISSION } from '../admission/chain.ts';
 import type { ResourceScope } from '../registry/rest/scope.ts';
@@ -15,6 +16,7 @@ import type { Request, Response } from './http-types.ts';
 import { writeText } from './responsewriters.ts';
 import type { RequestMetrics } from './request-metrics.ts';
 import { findScope, serveResource } from './rest-routes.ts';
+import { serveTraced } from './handlers/tracing.ts';
 
 /** A non-resource handler: returns true when it answered. */
 export type PathHandler = (req: Request, res: Response, pathname: string, query: URLSearchParams, user: UserInfo | null) => boolean | Promise<boolean>;
@@ -30,6 +32,8 @@ export interface APIHandlerConfig {
   servedPrefixes: string[];
   /** Records apiserver_request_total and friends for the REST requests (absent: none recorded). */
   requestMetrics?: RequestMetrics;
+  /** Set when tracing is on (`--tracing-config-file`): requests get spans. Absent: no tracing code runs. */
+  tracer?: Tracer;
 }
 
 /** The health endpoints upstream instruments (their per-check paths are not). */
@@ -48,14 +52,16 @@ export function newAPIHandler(cfg: APIHandlerConfig): Handler {
     writeText(res, 404, '404 page not found\n');
   }
   const admission = cfg.admission ?? NO_ADMISSION;
+  // Decided once: without tracing the route is served directly, with no per-request check.
+  const serve = cfg.tracer ? (rctx: RequestContext) => serveTraced(rctx, serveResource) : serveResource;
   return function apiHandler(req, res, ctx) {
     const info = requestInfoOf(ctx);
     if (info.isResourceRequest) {
       const scope = findScope(cfg.scopes, info);
       if (scope) {
         // Resource requests are never on a public path, so authentication named a user.
-        const rctx: RequestContext = { req, res, query: ctx.query, info, user: ctx.user!, scope, admission, warnings: [] };
-        return metrics ? metrics.around(req, res, info, ctx.query, ctx.receivedAt, () => serveResource(rctx), () => rctx.bodyBytes) : serveResource(rctx);
+        const rctx: RequestContext = { req, res, query: ctx.query, info, user: ctx.user!, scope, admission, warnings: [], receivedAt: ctx.receivedAt };
+        return metrics ? metrics.around(req, res, info, ctx.query, ctx.receivedAt, () => serve(rctx), () => rctx.bodyBytes) : serve(rctx);
       }
     }
     return nonResource(req, res, ctx);

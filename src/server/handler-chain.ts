@@ -4,11 +4,15 @@
  *
  *   withPanicRecovery      whatever is thrown becomes the answer (a StatusError its Status, else a logged 500)
  *   withHTTPLogging        the -v=3 request log (outside request info, so a malformed URL's 400 is logged too)
- *     tracing and latency trackers go here
+ *     latency trackers go here
  *   withRequestInfo        URL and request attributes; 400 for a malformed target
  *   withCacheControl       `Cache-Control: no-cache, private`
  *     HSTS goes here (the shutdown wait group is APIServer's count, around the whole chain)
  *   withAuthentication     the user, or 401
+ *   withTracing            only with --tracing-config-file: the request's server span, continuing the caller's
+ *                          trace only for system:masters and system:monitoring (hence after authentication, as
+ *                          upstream); authentication is timed by a wrapper and reported as the span's child,
+ *                          and the authorizer is wrapped to report its decision in a child span
  *     audit goes here, with failed-authentication audit beside the 401
  *   withRequestDeadline    404 for a path its attributes could not be parsed from, 400 for a bad `?timeout=`;
  *                          504 when the handler has not answered in time
@@ -27,8 +31,9 @@
  * cost: the deadline does not bound authentication, which matters once an authenticator waits on a webhook.
  *
  * The HTTP/2 early refusal (http2-early-refusal.ts) asks the same objects, in the same order, before a request
- * reaches this chain.
+ * reaches this chain. What it refuses never meets withTracing, so those 429s have no span (upstream traces them).
  */
+import type { Tracer } from '@opentelemetry/api';
 import type { Authenticator } from '../auth/authenticator/interface.ts';
 import type { Authorizer } from '../auth/authorizer/interface.ts';
 import { withAuthentication } from './filters/authentication.ts';
@@ -40,6 +45,7 @@ import { type MaxInflight, withMaxInFlightLimit } from './filters/maxinflight.ts
 import { withPanicRecovery } from './filters/panic-recovery.ts';
 import { withRequestDeadline } from './filters/request-deadline.ts';
 import { withRequestInfo } from './filters/request-info.ts';
+import { timedAuthenticator, tracedAuthorizer, withTracing } from './filters/tracing.ts';
 import type { Handler } from './handler.ts';
 
 /** The objects the filters consult; the early HTTP/2 refusal consults the same ones. */
@@ -52,14 +58,18 @@ export interface HandlerChainConfig {
   requestTimeoutMs: number;
   /** Where the filters report latencies and self-defense outcomes (absent: nowhere). */
   metrics?: ChainMetrics;
+  /** Set when tracing is on; absent, the chain holds no tracing code at all. */
+  tracer?: Tracer;
 }
 
 export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): Handler {
+  const { tracer } = c;
   let handler = apiHandler;
-  handler = withAuthorization(handler, c.authorizer, c.metrics);
+  handler = withAuthorization(handler, tracer ? tracedAuthorizer(c.authorizer) : c.authorizer, c.metrics);
   handler = withMaxInFlightLimit(handler, c.maxInFlight, c.metrics);
   handler = withRequestDeadline(handler, c.requestTimeoutMs, c.metrics);
-  handler = withAuthentication(handler, c.authenticator, c.metrics);
+  if (tracer) handler = withTracing(handler, tracer);
+  handler = withAuthentication(handler, tracer ? timedAuthenticator(c.authenticator) : c.authenticator, c.metrics);
   handler = withCacheControl(handler);
   handler = withRequestInfo(handler);
   handler = withHTTPLogging(handler);

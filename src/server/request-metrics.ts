@@ -57,6 +57,8 @@ interface Route {
   duration: HistogramSeries;
   /** apiserver_request_sli_duration_seconds (no dry_run label; dry-run requests are not observed). */
   sli: HistogramSeries;
+  /** Its deprecated twin apiserver_request_slo_duration_seconds (hidden unless shown again). */
+  slo: HistogramSeries;
   /** apiserver_response_sizes, for GET and LIST only. */
   sizes: HistogramSeries | undefined;
   byCode: Map<number, CounterSeries>;
@@ -95,6 +97,7 @@ export class RequestMetrics {
   readonly #total;
   readonly #duration;
   readonly #sli;
+  readonly #slo;
   readonly #sizes;
   readonly #longrunning;
   readonly #fieldValidation;
@@ -116,6 +119,11 @@ export class RequestMetrics {
     );
     this.#sli = registry.histogram(
       'apiserver_request_sli_duration_seconds',
+      'Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.',
+      SLI_BUCKETS,
+    );
+    this.#slo = registry.histogram(
+      'apiserver_request_slo_duration_seconds',
       'Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.',
       SLI_BUCKETS,
     );
@@ -190,7 +198,7 @@ export class RequestMetrics {
     let r = this.#routes.get(key);
     if (!r) {
       const labels = ['', '', '', '', path, 'GET', ''] as const;
-      r = { labels, duration: this.#duration.with('', ...labels), sli: this.#sli.with('', '', '', '', path, 'GET', ''), sizes: this.#sizes.with('', '', '', '', path, 'GET', ''), byCode: new Map() };
+      r = { labels, duration: this.#duration.with('', ...labels), sli: this.#sli.with('', '', '', '', path, 'GET', ''), slo: this.#slo.with('', '', '', '', path, 'GET', ''), sizes: this.#sizes.with('', '', '', '', path, 'GET', ''), byCode: new Map() };
       this.#routes.set(key, r);
     }
     const route = r;
@@ -249,7 +257,10 @@ export class RequestMetrics {
     const seconds = (performance.now() - startMs) / 1000;
     route.duration.observe(seconds);
     // No webhooks and no priority-and-fairness queue here: the SLI latency is the whole latency.
-    if (sli) route.sli.observe(seconds);
+    if (sli) {
+      route.sli.observe(seconds);
+      route.slo.observe(seconds);
+    }
     const sizes = route.sizes;
     if (!sizes) return;
     // A thrown error's Status is written after this (by the panic recovery filter): its size is known once sent.
@@ -267,6 +278,7 @@ export class RequestMetrics {
         labels,
         duration: this.#duration.with(COMPONENT, ...labels),
         sli: this.#sli.with(COMPONENT, group, resource, scope, subresource, verb, version),
+        slo: this.#slo.with(COMPONENT, group, resource, scope, subresource, verb, version),
         sizes: read ? this.#sizes.with(COMPONENT, group, resource, scope, subresource, verb, version) : undefined,
         byCode: new Map(),
       };

@@ -50,6 +50,7 @@ export class APIServer {
       maxInFlight: this.maxInFlight,
       requestTimeoutMs: cfg.requestTimeoutMs,
       ...(cfg.requestMetrics ? { metrics: cfg.requestMetrics } : {}),
+      ...(cfg.tracer ? { tracer: cfg.tracer } : {}),
     };
     this.#handler = buildHandlerChain(newAPIHandler(cfg), chain);
     this.#server = http2.createSecureServer(

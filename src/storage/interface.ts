@@ -122,6 +122,8 @@ export interface ListResult {
   more: boolean;
   /** Items after the returned ones at `rv` (only computed when no predicate is given). */
   remaining?: number;
+  /** Objects the backend read to answer, filtered out or beyond the page included (the storage list metrics). */
+  fetched?: number;
 }
 
 export interface WatchHandler {

@@ -65,8 +65,9 @@ export async function startInProcessServer(scopes: ResourceScope[], opts: { admi
             const chunks: Buffer[] = [];
             res.on('data', (c: Buffer) => chunks.push(c));
             res.on('end', () => {
-              const text = Buffer.concat(chunks).toString('utf8');
-              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: () => JSON.parse(text) });
+              const raw = Buffer.concat(chunks);
+              const text = raw.toString('utf8');
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, raw, json: () => JSON.parse(text) });
             });
             res.on('error', reject);
           },

@@ -28,6 +28,8 @@ export interface HttpResult {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The body's bytes (binary responses: protobuf). */
+  raw: Buffer;
   json<T = any>(): T;
 }
 
@@ -102,8 +104,9 @@ export class TestServer {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: () => JSON.parse(text) });
+            const raw = Buffer.concat(chunks);
+            const text = raw.toString('utf8');
+            resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: text, raw, json: () => JSON.parse(text) });
           });
           res.on('error', reject);
         },

@@ -8,6 +8,8 @@ import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import type { Definitions } from '../../apimachinery/schema.ts';
 import { FieldManager } from '../../apimachinery/managedfields/index.ts';
 import { Cacher, type CacherOptions } from '../../storage/cacher/cacher.ts';
+import type { CacherMetrics } from '../../storage/cacher/metrics.ts';
+import type { StorageMetrics } from '../../storage/metrics.ts';
 import type { CacheEntry, ObjectAttrs } from '../../storage/cacher/types.ts';
 import type { Codec, Storage } from '../../storage/interface.ts';
 import type { Scheme } from '../../storage/scheme.ts';
@@ -90,6 +92,8 @@ export interface RegisterOptions {
   onError?(err: Error): void;
   /** The clock of creation and deletion timestamps (tests set it). */
   now?(): number;
+  /** Where the resource's watch cache and its storage calls are recorded (labelled with its group and resource). */
+  metrics?: { cache?: CacherMetrics; storage?: StorageMetrics };
 }
 
 /** What a view of another resource's objects adds: the conversion and the selector labels it translates. */
@@ -151,6 +155,7 @@ export async function registerResource<T extends KubeObject>(def: ResourceDefini
     indexedFields: fields.indexed ?? [],
     ...opts.cache,
     ...(opts.onError ? { onError: opts.onError } : {}),
+    ...(opts.metrics ? { metrics: { group: def.group, resource: def.resource, ...opts.metrics } } : {}),
   });
   await cacher.start();
   return build(def, fields.labels, (obj) => fields.attrs(obj as T), keyRoot, cacher, undefined, opts.now);

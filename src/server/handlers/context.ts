@@ -14,6 +14,8 @@ export interface RequestContext {
   scope: ResourceScope;
   /** The admission plugins every write passes (an empty chain until an AdmissionConfiguration names some). */
   admission: AdmissionChain;
+  /** performance.now() when the request arrived (WATCHLIST latency is measured from it). */
+  receivedAt: number;
   /** Warning headers to send (already in `299 - "..."` form is done by the writer). */
   warnings: string[];
   /** The size of the request body once read (apiserver_request_body_size_bytes). */

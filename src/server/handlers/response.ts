@@ -15,6 +15,8 @@ import { setWarnings, type RequestContext } from './context.ts';
 import { ChunkBuilder } from './chunks.ts';
 import { drained } from '../http-types.ts';
 import { noteStreamedBytes } from '../request-metrics.ts';
+import { activeTracer, auditID, endWithError, startChildSpan } from '../../tracing/tracing.ts';
+import type { Span } from '@opentelemetry/api';
 
 /** The stored object (tables are computed from it whatever the view). */
 function decode(ctx: RequestContext, s: Served): KubeObject {
@@ -27,7 +29,41 @@ function decodeServed(ctx: RequestContext, s: Served): KubeObject {
   return JSON.parse(servedBytes(ctx.scope, s.value).toString('utf8')) as KubeObject;
 }
 
+/**
+ * Upstream's `SerializeObject` span around writing a response (only when tracing is on and the request is
+ * sampled): for which request, in which media type and form, and when the write began and ended.
+ */
+function serializeSpan(ctx: RequestContext, n: Negotiated): Span | undefined {
+  const span = startChildSpan('SerializeObject', () => ({
+    'audit-id': auditID(),
+    method: ctx.req.method ?? '',
+    url: ctx.info.path,
+    protocol: `HTTP/${ctx.req.httpVersion}`,
+    mediaType: n.mediaType,
+    encoder: n.as ? `${n.as} as ${n.mediaType}` : n.mediaType,
+  }));
+  span?.addEvent('About to start writing response');
+  return span;
+}
+
+function endSerializeSpan(span: Span): void {
+  span.addEvent('Write call finished');
+  span.end();
+}
+
 export function writeObject(ctx: RequestContext, code: number, s: Served, n: Negotiated): void {
+  const span = activeTracer() ? serializeSpan(ctx, n) : undefined;
+  if (!span) return writeObjectNow(ctx, code, s, n);
+  try {
+    writeObjectNow(ctx, code, s, n);
+  } catch (e) {
+    endWithError(span, e);
+    throw e;
+  }
+  endSerializeSpan(span);
+}
+
+function writeObjectNow(ctx: RequestContext, code: number, s: Served, n: Negotiated): void {
   setWarnings(ctx);
   if (n.as === 'Table') {
     const obj = decode(ctx, s);
@@ -54,7 +90,19 @@ function listMeta(l: ListResult): Record<string, unknown> {
 
 const COMMA = 0x2c;
 
-export async function writeList(ctx: RequestContext, l: ListResult, n: Negotiated): Promise<void> {
+export function writeList(ctx: RequestContext, l: ListResult, n: Negotiated): Promise<void> {
+  const span = activeTracer() ? serializeSpan(ctx, n) : undefined;
+  if (!span) return writeListNow(ctx, l, n);
+  return writeListNow(ctx, l, n).then(
+    () => endSerializeSpan(span),
+    (e: unknown) => {
+      endWithError(span, e);
+      throw e;
+    },
+  );
+}
+
+async function writeListNow(ctx: RequestContext, l: ListResult, n: Negotiated): Promise<void> {
   setWarnings(ctx);
   const { scope, res } = ctx;
   if (n.as === 'Table') {

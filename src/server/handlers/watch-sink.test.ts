@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { CounterSeries, HistogramSeries } from '../../metrics/metric.ts';
 import { ChunkedSocketTarget, chunkOf, FrameSink, frameTargetOf, type FrameTarget } from './watch-sink.ts';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -41,6 +42,26 @@ describe('FrameSink', () => {
     await tick();
     assert.deepEqual(calls, [['a', 'b', 'c'], ['d']]);
     assert.equal(sink.pending, false);
+  });
+
+  it('counts and sizes every frame it writes (apiserver_watch_events_*), not those dropped, and says when the client is stuck', async () => {
+    const { w } = recorder({ stuck: true, highWaterMark: 4 });
+    const events = { count: new CounterSeries(), sizes: new HistogramSeries([1024, 2048]) };
+    const why: boolean[] = [];
+    const sink = new FrameSink(w, 3000, (blocked) => why.push(blocked), events);
+    sink.push(Buffer.alloc(100));
+    sink.push(Buffer.alloc(1500));
+    await tick();
+    assert.equal(events.count.value, 2);
+    assert.equal(events.sizes.count, 2);
+    assert.equal(events.sizes.sum, 1600);
+    sink.push(Buffer.alloc(2000));
+    await tick();
+    assert.deepEqual(why, [true], 'past the bound: a watcher that does not read');
+    assert.equal(events.count.value, 3, 'written, then found past the bound');
+    sink.push(Buffer.alloc(10));
+    await tick();
+    assert.equal(events.count.value, 3, 'closed: nothing more is written or counted');
   });
 
   it('flushes every sink that got frames with one shared flush', async () => {

@@ -9,6 +9,7 @@
  * What the client has not taken yet is the response's `writableLength`; once that passes the bound the watcher is
  * ended (upstream terminates watchers that stop reading too), so one slow client cannot grow memory.
  */
+import type { WatchEventSeries } from '../watch-metrics.ts';
 
 /** The response members the sink uses (node:http ServerResponse and node:http2 Http2ServerResponse both have them). */
 export interface FrameTarget {
@@ -35,7 +36,7 @@ function flushDirty(): void {
     try {
       s.flushScheduled();
     } catch {
-      s.fail();
+      s.fail(false);
     }
   }
   due.length = 0;
@@ -53,13 +54,15 @@ export class FrameSink {
 
   /**
    * @param limitBytes unsent plus queued bytes beyond which the watcher counts as not reading
-   * @param onStuck called once when the bound is passed or the response fails (the owner ends the watch); the
-   *   sink is closed first
+   * @param onStuck called once when the bound is passed (`blocked`: the client does not keep up) or the response
+   *   fails (the owner ends the watch); the sink is closed first
+   * @param events where every frame written is counted and sized (apiserver_watch_events_total and _sizes)
    */
   constructor(
     readonly target: FrameTarget,
     readonly limitBytes: number,
-    readonly onStuck: () => void,
+    readonly onStuck: (blocked: boolean) => void,
+    readonly events?: WatchEventSeries,
   ) {}
 
   /** Bytes queued in the sink (not yet handed to the response). */
@@ -78,7 +81,7 @@ export class FrameSink {
     if (this.#first === undefined) this.#first = frame;
     else (this.#more ??= []).push(frame);
     this.#bytes += frame.length;
-    if (this.#bytes > this.limitBytes) return this.fail();
+    if (this.#bytes > this.limitBytes) return this.fail(true);
     if (!this.#scheduled) {
       this.#scheduled = true;
       // The frames of one storage commit are dispatched synchronously, so a microtask sees all of them; a later
@@ -107,15 +110,26 @@ export class FrameSink {
     this.#bytes = 0;
     const t = this.target;
     let ok: boolean;
-    if (more === undefined) ok = t.write(first);
-    else {
+    const ev = this.events;
+    if (more === undefined) {
+      ok = t.write(first);
+      if (ev) {
+        ev.count.value++;
+        ev.sizes.observe(first.length);
+      }
+    } else {
       t.cork();
       ok = t.write(first);
       for (const f of more) ok = t.write(f);
       t.uncork();
+      if (ev) {
+        ev.count.value += 1 + more.length;
+        ev.sizes.observe(first.length);
+        for (const f of more) ev.sizes.observe(f.length);
+      }
     }
     if (t.writableLength > this.limitBytes) {
-      this.fail();
+      this.fail(true);
       return false;
     }
     return ok;
@@ -129,11 +143,11 @@ export class FrameSink {
     this.#bytes = 0;
   }
 
-  /** Closes the sink and tells the owner, once. */
-  fail(): void {
+  /** Closes the sink and tells the owner, once; `blocked`: because the client stopped reading. */
+  fail(blocked = false): void {
     if (this.#closed) return;
     this.close();
-    this.onStuck();
+    this.onStuck(blocked);
   }
 }
 

@@ -16,6 +16,8 @@ import { toTable } from '../../registry/rest/table.ts';
 import type { RequestContext } from './context.ts';
 import { negotiate } from './get.ts';
 import { FrameSink, frameTargetOf, type PacedTarget } from './watch-sink.ts';
+import { reportedScope } from '../request-metrics.ts';
+import type { ResourceWatchMetrics, WatchMetrics } from '../watch-metrics.ts';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'cluster.io/initial-events-end';
 
@@ -28,6 +30,8 @@ export const watchSettings = {
   bookmarkIntervalMs: 60_000,
   /** Unsent bytes after which a watcher that does not read is ended. */
   maxQueuedBytes: 32 * 1024 * 1024,
+  /** Where watch frames and WATCHLIST latencies are recorded (set by the server's wiring; unset: not recorded). */
+  metrics: undefined as WatchMetrics | undefined,
 };
 
 /** Open watches, so shutdown can end them cleanly. */
@@ -67,6 +71,12 @@ class WatchStream {
   #timers: NodeJS.Timeout[] = [];
   #firstTable = true;
   readonly #entry = { end: () => this.end() };
+  readonly #metrics: ResourceWatchMetrics | undefined;
+  /** Ends the watch; a client that stopped reading is counted as a terminated watcher first. */
+  readonly #stuck = (blocked: boolean) => {
+    if (blocked) this.#terminated();
+    this.end();
+  };
 
   constructor(
     readonly ctx: RequestContext,
@@ -74,9 +84,10 @@ class WatchStream {
     readonly include: 'None' | 'Metadata' | 'Object',
     readonly opts: ListOptions,
   ) {
+    this.#metrics = watchSettings.metrics?.of(ctx.scope);
     // Until the headers are flushed (start), an early error frame goes through the response itself.
     this.#target = ctx.res as unknown as PacedTarget;
-    this.#sink = new FrameSink(this.#target, watchSettings.maxQueuedBytes, () => this.end());
+    this.#sink = new FrameSink(this.#target, watchSettings.maxQueuedBytes, this.#stuck, this.#metrics);
     this.#shared = n.as !== 'Table' && !ctx.scope.convert;
   }
 
@@ -88,7 +99,7 @@ class WatchStream {
     (res as { flushHeaders?: () => void }).flushHeaders?.();
     if (!this.#ended) {
       this.#target = frameTargetOf(res as unknown as Parameters<typeof frameTargetOf>[0]);
-      this.#sink = new FrameSink(this.#target, watchSettings.maxQueuedBytes, () => this.end());
+      this.#sink = new FrameSink(this.#target, watchSettings.maxQueuedBytes, this.#stuck, this.#metrics);
     }
     res.on('close', () => this.end());
     activeWatches.add(this.#entry);
@@ -121,16 +132,24 @@ class WatchStream {
       if (this.#sink.queuedBytes < FIRST_CHUNK) return;
       if (!this.#sink.flush() && !this.#ended) await drainOrClose(this.#target, this.ctx.res);
     };
+    let sent = 0;
     for (const entry of cw.initial ?? []) {
       if (this.#ended) return;
+      sent++;
       await paced(this.#frameFor('ADDED', entry));
     }
     for (const { ev, type } of cw.replay ?? []) {
       if (this.#ended) return;
       this.#lastRV = ev.rv;
+      sent++;
       await paced(this.#shared ? ev.frame(type) : this.#frameFor(type, ev.entry));
     }
-    if (endBookmark) this.#sink.push(this.#bookmark(cw.startRV, true));
+    // Upstream adds a watcher's initial events once it has sent them all.
+    if (sent > 0) cw.metrics?.initEvents.inc(sent);
+    if (endBookmark) {
+      this.#sink.push(this.#bookmark(cw.startRV, true));
+      this.#metrics?.watchListDone(reportedScope(this.ctx.info), (performance.now() - this.ctx.receivedAt) / 1000);
+    }
     this.#goLive();
   }
 
@@ -147,7 +166,7 @@ class WatchStream {
     if (!this.#live) {
       this.#pending.push({ ev, type });
       this.#pendingBytes += ev.entry.value.length;
-      if (this.#pendingBytes > watchSettings.maxQueuedBytes) this.end();
+      if (this.#pendingBytes > watchSettings.maxQueuedBytes) this.#stuck(true);
       return;
     }
     this.#deliver(ev, type);
@@ -196,6 +215,10 @@ class WatchStream {
     // Every change up to the cache's revision has been dispatched to us (synchronously) and written.
     const rv = Math.max(this.#lastRV, this.ctx.scope.store.currentResourceVersion());
     this.#sink.push(this.#bookmark(rv, false));
+  }
+
+  #terminated(): void {
+    if (!this.#ended) this.#cw?.metrics?.terminatedWatchers.inc();
   }
 
   /** Ends the stream cleanly (chunked EOF, no final frame), as upstream on timeout or shutdown. */

@@ -32,13 +32,24 @@ import type {
   WatchHandler,
 } from '../interface.ts';
 import { StorageError } from '../interface.ts';
+import { InstrumentedStorage } from '../instrumented.ts';
+import type { StorageMetrics } from '../metrics.ts';
+import type { CacherMetrics, ResourceCacheMetrics } from './metrics.ts';
+import { context, trace } from '@opentelemetry/api';
+import { activeTracer, auditID, endWithError, startChildSpan } from '../../tracing/tracing.ts';
 import type { CacheListView } from './list-cursor.ts';
 import { type CacheEntry, type CacheEvent, EVERYTHING, type Predicate } from './types.ts';
 import { type CacheWatch, WatchCache, type WatchCacheOptions, type WatchConsumer } from './watch-cache.ts';
 
 export type { CacheWatch, WatchConsumer } from './watch-cache.ts';
 
-export type CacherOptions = WatchCacheOptions;
+export interface CacherOptions extends Omit<WatchCacheOptions, 'metrics'> {
+  /**
+   * Record this resource's metrics: the cache's (`cache`) and its calls to the backend (`storage`, which wraps the
+   * backend). The group/resource label the series.
+   */
+  metrics?: { group: string; resource: string; cache?: CacherMetrics; storage?: StorageMetrics };
+}
 
 export interface GetListOptions {
   /** The request's resourceVersion ('' or unset: a consistent read). Ignored with `continueFrom`. */
@@ -71,12 +82,15 @@ export class Cacher implements Storage {
   readonly #backend: Storage;
   readonly #cache: WatchCache;
   readonly #o: CacherOptions;
+  readonly #m: ResourceCacheMetrics | undefined;
   #closed = false;
 
   constructor(opts: CacherOptions) {
     this.#o = opts;
-    this.#backend = opts.storage;
-    this.#cache = new WatchCache(opts);
+    const { metrics, ...rest } = opts;
+    this.#backend = metrics?.storage ? new InstrumentedStorage(opts.storage, metrics.storage.forResource(metrics.group, metrics.resource)) : opts.storage;
+    this.#m = metrics?.cache?.forResource(metrics.group, metrics.resource, () => this.#cache);
+    this.#cache = new WatchCache({ ...rest, storage: this.#backend, ...(this.#m ? { metrics: this.#m } : {}) });
   }
 
   get name(): string {
@@ -235,16 +249,41 @@ export class Cacher implements Storage {
    * as views over a snapshot; a revision the cache does not hold is read from the backend (StorageError Expired when
    * it is compacted; a future one is waited for).
    */
-  async getList(prefix: string, o: GetListOptions): Promise<GetListResult> {
+  getList(prefix: string, o: GetListOptions): Promise<GetListResult> {
+    // Upstream's cacher.GetList span, when the request is traced: whether a list came from the cache or went on
+    // to the backend (whose span is then its child) is what a slow list's trace needs to show.
+    if (!activeTracer()) return this.#getList(prefix, o);
+    const span = startChildSpan('cacher.GetList', () => ({
+      'audit-id': auditID(),
+      key: prefix,
+      resourceVersion: o.resourceVersion ?? '',
+      resourceVersionMatch: o.resourceVersionMatch ?? '',
+      limit: o.limit,
+      continue: o.continueFrom !== undefined,
+    }));
+    if (!span) return this.#getList(prefix, o);
+    return context.with(trace.setSpan(context.active(), span), () => this.#getList(prefix, o)).then(
+      (r) => {
+        span.end();
+        return r;
+      },
+      (e: unknown) => {
+        endWithError(span, e);
+        throw e;
+      },
+    );
+  }
+
+  async #getList(prefix: string, o: GetListOptions): Promise<GetListResult> {
     const limit = o.limit > 0 ? o.limit : 0;
     let exactRV: number | undefined;
     if (o.continueFrom) {
       if (o.continueFrom.rv > 0) exactRV = o.continueFrom.rv;
-      else await this.#cache.waitForConsistentRead();
+      else await this.#consistentRead();
     } else {
       const rv = o.resourceVersion ?? '';
       const match = o.resourceVersionMatch ?? '';
-      if (rv === '') await this.#cache.waitForConsistentRead();
+      if (rv === '') await this.#consistentRead();
       else {
         const n = parseResourceVersion(rv);
         if (match === 'Exact' || (match === '' && limit > 0 && n > 0)) exactRV = n;
@@ -299,6 +338,21 @@ export class Cacher implements Storage {
     }
     const fromRV = o.sendInitialEvents || rv === '' || rv === '0' ? this.#cache.resourceVersion : parseResourceVersion(rv);
     return this.#cache.watch(prefix, { fromRV, sendInitialEvents: o.sendInitialEvents, predicate: o.predicate }, consumer);
+  }
+
+  /**
+   * A LIST's wait for the cache to hold every write committed before it (upstream's consistent read from cache,
+   * counted by apiserver_watch_cache_consistent_read_total). There is no fallback to storage: a cache that does not
+   * catch up in time answers 504, as upstream with ConsistentListFromCacheSkipTimeoutFallback answers 429.
+   */
+  async #consistentRead(): Promise<void> {
+    try {
+      await this.#cache.waitForConsistentRead();
+    } catch (e) {
+      this.#m?.recordConsistentRead(false, false);
+      throw e;
+    }
+    this.#m?.recordConsistentRead(true, false);
   }
 
   #open<R>(fn: () => Promise<R>): Promise<R> {

@@ -16,7 +16,8 @@ import { StorageError } from '../interface.ts';
 import { ValueArena } from './arena.ts';
 import { BTree } from './btree.ts';
 import { FieldIndex } from './field-index.ts';
-import { type CacheListView, type CachePageView, KeysCursor, RangeCursor, countRange, filtered, pageBounds, prefixEnd } from './list-cursor.ts';
+import { type CacheCursor, type CacheListView, type CachePageView, KeysCursor, RangeCursor, countRange, filtered, pageBounds, prefixEnd } from './list-cursor.ts';
+import { ResourceCacheMetrics } from './metrics.ts';
 import { CacheEvent, Entry, type CacheEntry, type ObjectAttrs, type Predicate, type WatchEventType } from './types.ts';
 
 export interface WatchCacheOptions {
@@ -49,6 +50,8 @@ export interface WatchCacheOptions {
    */
   indexedFields?: string[];
   onError?(err: Error): void;
+  /** Where the cache records its metrics (default: series nobody collects). */
+  metrics?: ResourceCacheMetrics;
 }
 
 export interface CacheListOptions {
@@ -89,6 +92,8 @@ export interface CacheWatch {
   /** The revision the initial state (or the start of the watch) corresponds to. */
   startRV: number;
   stop(): void;
+  /** The cache's metrics, for what the watch's server records of it (initial events sent, a slow watcher ended). */
+  metrics?: ResourceCacheMetrics;
 }
 
 interface Watcher {
@@ -115,7 +120,10 @@ function heldBytes(entry: CacheEntry): number {
 const FRAMES_KEPT = 1024;
 
 export class WatchCache {
-  readonly #o: Required<Omit<WatchCacheOptions, 'onError' | 'entry'>> & Pick<WatchCacheOptions, 'onError' | 'entry'>;
+  readonly #o: Required<Omit<WatchCacheOptions, 'onError' | 'entry' | 'metrics'>> & Pick<WatchCacheOptions, 'onError' | 'entry'>;
+  readonly #m: ResourceCacheMetrics;
+  /** Bytes of the cached objects' values (apiserver_resource_size_estimate_bytes), kept as changes apply. */
+  #objectBytes = 0;
   #tree: Tree = new BTree<string, CacheEntry>();
   #rv = 0;
   /** Ring of recent changes; history covers revisions (#historyFloor, #rv]. */
@@ -142,7 +150,9 @@ export class WatchCache {
   #progressListeners = new Set<(rv: number) => void>();
 
   constructor(opts: WatchCacheOptions) {
-    this.#o = { historyCapacity: 100_000, historyBytes: 32 * 1024 * 1024, snapshotLimit: 32, snapshotTTLms: 5 * 60_000, indexedFields: [], ...opts };
+    const { metrics, ...rest } = opts;
+    this.#o = { historyCapacity: 100_000, historyBytes: 32 * 1024 * 1024, snapshotLimit: 32, snapshotTTLms: 5 * 60_000, indexedFields: [], ...rest };
+    this.#m = metrics ?? ResourceCacheMetrics.detached();
     this.#history = new Array(this.#o.historyCapacity);
     for (const f of this.#o.indexedFields) this.#indexes.set(f, new FieldIndex());
   }
@@ -166,11 +176,22 @@ export class WatchCache {
     return this.#tree.size;
   }
 
+  /** Bytes of the serialized objects held now. */
+  get objectBytes(): number {
+    return this.#objectBytes;
+  }
+
+  /** Changes the history ring holds at most. */
+  get historyCapacity(): number {
+    return this.#history.length;
+  }
+
   async #load(): Promise<void> {
     for (;;) {
       const tree: Tree = new BTree<string, CacheEntry>();
       let rv: number | undefined;
       let startKey: string | undefined;
+      let bytes = 0;
       try {
         for (;;) {
           const page = await this.#o.storage.list(this.#o.prefix, { ...(rv !== undefined ? { rv } : {}), ...(startKey ? { startKey } : {}), limit: 10_000 });
@@ -178,6 +199,7 @@ export class WatchCache {
           for (const s of page.items) {
             const obj = s.object ?? this.#o.codec.decode(s.value);
             tree.set(s.key, this.#entry(s.key, s.rv, s.value, obj, true));
+            bytes += s.value.length;
           }
           if (!page.more || page.items.length === 0) break;
           startKey = page.items[page.items.length - 1]!.key + '\0';
@@ -187,6 +209,7 @@ export class WatchCache {
         throw e;
       }
       this.#tree = tree;
+      this.#objectBytes = bytes;
       for (const idx of this.#indexes.values()) idx.clear();
       tree.forEach((entry) => this.#index(entry, true));
       this.#rv = rv ?? 0;
@@ -198,6 +221,7 @@ export class WatchCache {
         onProgress: (rv) => this.#progress(rv),
         onError: (err) => this.#onStorageError(err),
       });
+      this.#m.initializations.value++;
       return;
     }
   }
@@ -220,15 +244,22 @@ export class WatchCache {
     if (this.#stopped) return;
     const prev = this.#tree.get(se.key);
     const ev = this.#toCacheEvent(se, prev, se.type !== 'DELETED');
-    if (prev) this.#index(prev, false);
+    const m = this.#m;
+    m.eventsReceived.value++;
+    if (prev) {
+      this.#index(prev, false);
+      this.#objectBytes -= prev.value.length;
+    }
     if (se.type === 'DELETED') this.#tree.delete(se.key);
     else {
       this.#tree.set(se.key, ev.entry);
       this.#index(ev.entry, true);
+      this.#objectBytes += ev.entry.value.length;
     }
     this.#remember(ev);
     this.#rv = se.rv;
     this.#dispatch(ev);
+    m.eventsDispatched.value++;
     if (this.#waiters.length) this.#wake();
   }
 
@@ -296,20 +327,23 @@ export class WatchCache {
     }
   }
 
-  /** Keys an index says can match, sorted, when the index narrows the search enough to beat a scan. */
-  #candidates(pred: Predicate, treeSize: number): string[] | undefined {
+  /**
+   * Keys an index says can match, sorted, when the index narrows the search enough to beat a scan, with the index's
+   * name as upstream's list metrics give it (`f:<field>`).
+   */
+  #candidates(pred: Predicate, treeSize: number): { keys: string[]; index: string } | undefined {
     if (!pred.exact?.length) return undefined;
-    let best: { idx: FieldIndex; value: string; n: number } | undefined;
+    let best: { idx: FieldIndex; field: string; value: string; n: number } | undefined;
     for (const { field, value } of pred.exact) {
       const idx = this.#indexes.get(field);
       if (!idx) continue;
       const n = idx.count(value);
-      if (n === 0) return [];
-      if (!best || n < best.n) best = { idx, value, n };
+      if (n === 0) return { keys: [], index: `f:${field}` };
+      if (!best || n < best.n) best = { idx, field, value, n };
     }
     // Sorting candidates costs more per key than a scan step: use the index only when it prunes most objects.
     if (!best || best.n > Math.max(1024, treeSize / 16)) return undefined;
-    return best.idx.sortedKeys(best.value);
+    return { keys: best.idx.sortedKeys(best.value), index: `f:${best.field}` };
   }
 
   #remember(ev: CacheEvent): void {
@@ -351,17 +385,25 @@ export class WatchCache {
 
   /** Resolves once the cache has seen revision `rv`; 504 Too large resource version after `timeoutMs`. */
   waitUntilFresh(rv: number, timeoutMs = 3000): Promise<void> {
-    if (this.#rv >= rv) return Promise.resolve();
+    // Upstream observes every wait for a revision, those that did not have to wait included.
+    const wait = this.#m.readWait;
+    if (this.#rv >= rv) {
+      if (rv > 0) wait.observe(0);
+      return Promise.resolve();
+    }
+    const start = performance.now();
     return new Promise((resolve, reject) => {
       const waiter = {
         rv,
         resolve: () => {
           clearTimeout(timer);
+          wait.observe((performance.now() - start) / 1000);
           resolve();
         },
       };
       const timer = setTimeout(() => {
         this.#waiters = this.#waiters.filter((x) => x !== waiter);
+        wait.observe((performance.now() - start) / 1000);
         reject(newTooLargeResourceVersion(rv, this.#rv));
       }, timeoutMs);
       timer.unref?.();
@@ -401,9 +443,11 @@ export class WatchCache {
     let more = false;
     let lastKey = '';
     const pred = opts.predicate;
-    const candidates = tree === this.#tree && !pred.everything ? this.#candidates(pred, tree.size) : undefined;
-    if (candidates) {
-      for (const key of candidates) {
+    const index = tree === this.#tree && !pred.everything ? this.#candidates(pred, tree.size) : undefined;
+    // Upstream's "fetched" is the candidate set the list is filtered from: the index's keys or the range.
+    const fetched = index ? index.keys.length : countRange(tree, from, prefix);
+    if (index) {
+      for (const key of index.keys) {
         if (key < from || !key.startsWith(prefix)) continue;
         const entry = tree.get(key);
         if (!entry || !pred.matches(entry.attrs)) continue;
@@ -432,6 +476,7 @@ export class WatchCache {
       if (pred.everything) result.remaining = countRange(tree, lastKey + '\0', prefix);
       if (tree === this.#tree) this.#keepSnapshot(rv);
     }
+    this.#m.recordList(index?.index ?? '', fetched, items.length);
     return result;
   }
 
@@ -471,6 +516,8 @@ export class WatchCache {
     if (tree === this.#tree) tree = b.more ? this.#keepSnapshot(at.rv) : tree.clone();
     const page: CachePageView = { rv: at.rv, more: b.more, remaining: b.remaining, cursor: () => new RangeCursor(tree, from, b.end, pred) };
     if (b.lastKey !== undefined) page.lastKey = b.lastKey;
+    const returned = b.more ? opts.limit : countRange(at.tree, from, prefix);
+    this.#m.recordList('', returned + b.remaining, returned);
     return page;
   }
 
@@ -483,7 +530,7 @@ export class WatchCache {
       const snapshot = this.#tree.clone();
       const startRV = this.#rv;
       const w: Watcher = { prefix, predicate: opts.predicate, consumer, afterRV: startRV };
-      return { initial: filtered(snapshot, prefix, opts.predicate), startRV, stop: this.#addWatcher(w) };
+      return { initial: filtered(snapshot, prefix, opts.predicate), startRV, stop: this.#addWatcher(w), metrics: this.#m };
     }
     const from = opts.fromRV;
     if (from >= this.#historyFloor) {
@@ -496,7 +543,7 @@ export class WatchCache {
         const ev = this.#history[(this.#historyStart + i) % cap]!;
         if (ev.rv > from && ev.entry.key.startsWith(prefix)) kept.push(ev);
       }
-      return { initial: undefined, replay: replayOf(kept, opts.predicate), startRV: from, stop: this.#addWatcher(w) };
+      return { initial: undefined, replay: replayOf(kept, opts.predicate), startRV: from, stop: this.#addWatcher(w), metrics: this.#m };
     }
     // Older than the ring: a storage watch of its own replays the revision log (or reports Expired).
     const w: Watcher = { prefix, predicate: opts.predicate, consumer, afterRV: from };
@@ -512,7 +559,7 @@ export class WatchCache {
       },
       onError: (err) => consumer.onError(err),
     });
-    return { initial: undefined, startRV: from, stop: () => sw.stop() };
+    return { initial: undefined, startRV: from, stop: () => sw.stop(), metrics: this.#m };
   }
 
   #decodeEntry(key: string, value: Buffer): CacheEntry {
@@ -540,14 +587,21 @@ export class WatchCache {
     const pred = opts.predicate;
     const current = at.tree === this.#tree;
     // The index describes the current state only: take its candidates together with the snapshot.
-    const candidates = current && !pred.everything ? this.#candidates(pred, at.tree.size) : undefined;
+    const index = current && !pred.everything ? this.#candidates(pred, at.tree.size) : undefined;
     const tree = current ? at.tree.clone() : at.tree;
     const rv = at.rv;
     const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
-    return {
-      rv,
-      cursor: () => (candidates ? new KeysCursor(tree, candidates, from, prefix, pred) : new RangeCursor(tree, from, prefixEnd(prefix), pred)),
-    };
+    const candidates = index?.keys;
+    const cursor = (): CacheCursor => (candidates ? new KeysCursor(tree, candidates, from, prefix, pred) : new RangeCursor(tree, from, prefixEnd(prefix), pred));
+    const fetched = candidates ? candidates.length : countRange(tree, from, prefix);
+    const m = this.#m;
+    if (pred.everything) {
+      m.recordList('', fetched, fetched);
+      return { rv, cursor };
+    }
+    // What a selector lets through is known once the list has been walked (at the writer's pace): counted then.
+    const name = index?.index ?? '';
+    return { rv, cursor: () => countedCursor(cursor(), (returned) => m.recordList(name, fetched, returned)) };
   }
 }
 
@@ -560,6 +614,26 @@ function typeFor(pred: Predicate, ev: CacheEvent): WatchEventType | undefined {
   if (cur && was) return 'MODIFIED';
   if (cur) return 'ADDED';
   return was ? 'DELETED' : undefined;
+}
+
+/** `c`, reporting how many entries it handed out once it has none left. */
+function countedCursor(c: CacheCursor, done: (taken: number) => void): CacheCursor {
+  let taken = 0;
+  let reported = false;
+  const count = (visit: (e: CacheEntry) => boolean) => (e: CacheEntry) => {
+    taken++;
+    return visit(e);
+  };
+  return {
+    next(visit) {
+      const more = c.next(count(visit));
+      if (!more && !reported) {
+        reported = true;
+        done(taken);
+      }
+      return more;
+    },
+  };
 }
 
 function dispatch(w: Watcher, ev: CacheEvent): void {

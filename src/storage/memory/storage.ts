@@ -99,7 +99,7 @@ export class MemoryStorage implements Storage {
       }
       items.push(o);
     }
-    const out: ListResult = { items, rv, more };
+    const out: ListResult = { items, rv, more, fetched: more ? i + 1 : i };
     if (!opts.predicate) out.remaining = more ? keys.length - i : 0;
     return out;
   }

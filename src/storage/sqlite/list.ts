@@ -55,11 +55,13 @@ export function listAt(stmts: Statements, values: StoredValues, prefix: string, 
   };
 
   const items: StoredObject[] = [];
+  let fetched = 0;
   let more = false;
   let from = opts.startKey !== undefined && opts.startKey > prefix ? opts.startKey : prefix;
   try {
     for (;;) {
       const page = fetch(from);
+      fetched += page.objs.length;
       for (const obj of page.objs) {
         if (predicate && !predicate(obj)) continue;
         if (limit > 0 && items.length === limit) {
@@ -77,7 +79,7 @@ export function listAt(stmts: Statements, values: StoredValues, prefix: string, 
   }
   if (waits.length > 0) return new ListWait(Promise.all(waits));
 
-  const result: ListResult = { items, rv: at, more };
+  const result: ListResult = { items, rv: at, more, fetched };
   if (!predicate) {
     let remaining = 0;
     if (more) {

@@ -139,6 +139,15 @@ export class SqliteStorage implements Storage {
     return { transactions: this.commits.transactions, pending: this.commits.pendingCount, watchers: this.hub.size };
   }
 
+  /**
+   * Bytes of the database file as allocated, page_count × page_size (etcd's dbSize, for apiserver_storage_size_bytes):
+   * free pages included, the WAL not (its frames are the main file's pages in waiting).
+   */
+  sizeBytes(): number {
+    this.checkOpen();
+    return (this.db.pragma('page_count', { simple: true }) as number) * (this.db.pragma('page_size', { simple: true }) as number);
+  }
+
   /** Runs one TTL sweep now (the timer does this every sweepIntervalMs); resolves with the number of deletions. */
   sweepExpired(): Promise<number> {
     this.checkOpen();
