@@ -100,3 +100,15 @@ test('cel: each evaluation has a cost budget, and a runaway expression stops wit
   assert.equal(evaluateClaims(nested, { l: [1, 2] }), true, 'the budget is per evaluation');
   assert.throws(() => evaluateClaims(compileClaimsExpression('claims.l.all(x, true)', 'bool').compiled!, { l }, 100), { message: COST_EXCEEDED_MESSAGE });
 });
+
+test('cel: escaped claim names reach claims that are not identifiers, at any depth and in user.extra', () => {
+  const c = { 'foo.bar': 'dot', 'a-b': 'dash', 'x/y': 'slash', a__b: 'under', namespace: 'ns', nested: [{ 'k.v': 1 }] };
+  assert.equal(run('claims.foo__dot__bar', c), 'dot');
+  assert.equal(run('claims.a__dash__b + claims.x__slash__y + claims.a__underscores__b', c), 'dashslashunder');
+  assert.equal(run('claims.__namespace__', c), 'ns');
+  assert.equal(run('claims.nested[0].k__dot__v', c), 1);
+  assert.equal(run('has(claims.foo__dot__bar) && size(claims) == 6', c), true);
+  assert.deepEqual(run('claims.map(k, k).filter(k, k.contains("."))', c), ['foo.bar']);
+  const rule = compileUserExpression('user.extra.example__dot__org__slash__team[0] == "a"');
+  assert.equal(evaluateUser(rule.compiled!, new CELUserInfo('u', '', [], { 'example.org/team': ['a'] })), true);
+});

@@ -2,11 +2,13 @@
  * CEL for AuthenticationConfiguration (upstream `apiserver/pkg/authentication/cel`): claim expressions see
  * `claims` (map(string, dyn), the token's JSON claims) and user validation rules see `user`
  * (kubernetes.UserInfo: username, uid, groups, extra). Validation expressions must be statically `bool`; mappings
- * compile as any type and are checked when they run.
+ * compile as any type and are checked when they run. Both see escaped names (`claims.foo__dot__bar`) as upstream's
+ * do (escaping.ts).
  */
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { compile, evaluate, newEnvironment, type CompiledExpression, type CompileOutcome } from './environment.ts';
 import { PER_CALL_LIMIT } from './cost.ts';
+import { withEscapedLookup } from './escaping.ts';
 
 export const CLAIMS_VAR = 'claims';
 export const USER_VAR = 'user';
@@ -53,11 +55,12 @@ export function compileUserExpression(expression: string): CompileResult {
 
 /** Evaluates a claims expression on the token's claims (cost limit: upstream's PerCallLimit). */
 export function evaluateClaims(compiled: CompiledExpression, claims: Record<string, unknown>, limit = PER_CALL_LIMIT): unknown {
-  return evaluate(compiled, { [CLAIMS_VAR]: claims }, limit);
+  return evaluate(compiled, { [CLAIMS_VAR]: withEscapedLookup(claims) }, limit);
 }
 
 export function evaluateUser(compiled: CompiledExpression, user: CELUserInfo, limit = PER_CALL_LIMIT): unknown {
-  return evaluate(compiled, { [USER_VAR]: user }, limit);
+  const escaped = new CELUserInfo(user.username, user.uid, user.groups, withEscapedLookup(user.extra));
+  return evaluate(compiled, { [USER_VAR]: escaped }, limit);
 }
 
 function isNode(x: unknown): x is ASTNode {

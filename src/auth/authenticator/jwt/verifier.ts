@@ -45,11 +45,11 @@ function audienceOf(aud: unknown): string[] {
   throw new Error(`oidc: failed to unmarshal claims: json: cannot unmarshal ${Array.isArray(aud) ? 'array' : typeof aud} into Go struct field idToken.aud of type oidc.audience`);
 }
 
-/** go-oidc's jsonTime: a number of seconds, possibly fractional. */
+/** go-oidc's jsonTime: a number of seconds; a fraction is dropped (it takes the integer part). */
 function timeOf(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number') throw new Error(`oidc: failed to unmarshal claims: json: cannot unmarshal ${typeof v} into Go struct field idToken.${field} of type oidc.jsonTime`);
-  return Math.trunc(v) * 1000 + Math.round((v - Math.trunc(v)) * 1000);
+  return Math.trunc(v) * 1000;
 }
 
 function decodeSegment(part: string): string {
