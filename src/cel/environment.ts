@@ -70,11 +70,18 @@ export function formatIssue(source: string, pos: number, message: string): strin
   return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${sourceLine}\n | ${pad}^`;
 }
 
+/** cel-go's words for the errors users meet most, where cel-js words them differently. */
+function celGoMessage(message: string): string {
+  const unknown = /^Unknown variable: (.*)$/.exec(message);
+  if (unknown) return `undeclared reference to '${unknown[1]}' (in container '')`;
+  return message;
+}
+
 /** Parses and type-checks `expression` in `env`; the error is cel-go's issues text. */
 export function compile(env: Environment, expression: string): CompileOutcome {
   const describe = (e: unknown): string => {
     const err = e as LocatedError;
-    const message = err.summary ?? err.message.split('\n')[0]!;
+    const message = celGoMessage(err.summary ?? err.message.split('\n')[0]!);
     return formatIssue(expression, err.range?.start ?? 0, message);
   };
   let program: ParseResult;

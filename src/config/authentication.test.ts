@@ -212,7 +212,7 @@ test('authentication config: user validation rules and anonymous', () => {
     'jwt[0].userValidationRules[1].expression: Duplicate value: "!user.username.startsWith(\\"system:\\")"',
   ]);
   assert.deepEqual(errorsOf((o) => rules(o, [{ expression: 'user.username' }])), ['jwt[0].userValidationRules[0].expression: Invalid value: "user.username": must evaluate to bool']);
-  assert.match(errorsOf((o) => rules(o, [{ expression: 'claims.sub == "x"' }]))[0]!, /compilation failed: ERROR: <input>:1:1: Unknown variable: claims/);
+  assert.match(errorsOf((o) => rules(o, [{ expression: 'claims.sub == "x"' }]))[0]!, /compilation failed: ERROR: <input>:1:1: undeclared reference to 'claims' \(in container ''\)/);
   assert.deepEqual(errorsOf((o) => (o.anonymous = { enabled: false, conditions: [{ path: '/livez' }] })), [
     'anonymous.conditions: Invalid value: [{"path":"/livez"}]: enabled should be set to true when conditions are defined',
   ]);

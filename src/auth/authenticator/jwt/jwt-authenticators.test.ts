@@ -247,3 +247,10 @@ describe('JWT authenticator discovery', () => {
     }
   });
 });
+
+describe('JWT authenticator construction', () => {
+  it('refuses an issuer that asks for an egress selector, which this server does not have', () => {
+    const c = compiled([{ issuer: { url: 'https://i.example', audiences: ['a'], egressSelectorType: 'controlplane' }, claimMappings: { username: { claim: 'sub', prefix: '' } } }]);
+    assert.throws(() => newJWTAuthenticators(c), { message: 'oidc: egress lookup required with egress selector type "controlplane"' });
+  });
+});

@@ -6,7 +6,9 @@
  * Wiring (not done here): `newJWTAuthenticators(loaded, opts)` with the result of loadAuthenticationConfiguration;
  * use `.tokenAuthenticator` (cached) inside a union with the other token authenticators under one
  * BearerTokenAuthenticator, or `.authenticate(req)` directly when JWTs are the only tokens. `close()` on reload or
- * shutdown stops the background discovery. `healthCheck()` is upstream's per-issuer readiness, for /readyz.
+ * shutdown stops the background discovery. `healthCheck()` is upstream's per-issuer readiness, for /readyz and
+ * for the reload path (which waits for the new issuers before swapping). It throws (at start-up, as upstream) for
+ * an issuer with `egressSelectorType`, which needs an egress selector this server does not have.
  */
 import type { CompiledAuthenticationConfiguration, CompiledJWTAuthenticator } from '../../../config/authentication-validation.ts';
 import type { AuthenticationResult, Authenticator, AuthenticatorRequest } from '../interface.ts';
@@ -77,5 +79,11 @@ export class JWTAuthenticators implements Authenticator, TokenAuthenticator {
  */
 export function newJWTAuthenticators(config: CompiledAuthenticationConfiguration | readonly CompiledJWTAuthenticator[], opts: JWTAuthenticatorsOptions = {}): JWTAuthenticators {
   const list = Array.isArray(config) ? (config as readonly CompiledJWTAuthenticator[]) : (config as CompiledAuthenticationConfiguration).jwt;
+  // This server has no egress selector (no --egress-selector-config-file), so an issuer that asks for one cannot be
+  // reached the way it asks: refused as kube-apiserver refuses it without that file, rather than silently ignored.
+  for (const a of list) {
+    const egress = a.config.issuer.egressSelectorType;
+    if (egress !== '') throw new Error(`oidc: egress lookup required with egress selector type ${JSON.stringify(egress)}`);
+  }
   return new JWTAuthenticators(list, opts);
 }
