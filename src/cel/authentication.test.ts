@@ -112,3 +112,17 @@ test('cel: escaped claim names reach claims that are not identifiers, at any dep
   const rule = compileUserExpression('user.extra.example__dot__org__slash__team[0] == "a"');
   assert.equal(evaluateUser(rule.compiled!, new CELUserInfo('u', '', [], { 'example.org/team': ['a'] })), true);
 });
+
+test('cel: two-variable comprehensions over lists and maps, metered like the others', () => {
+  const c = { l: ['a', 'b', 'c'], m: { x: 1, y: 2 } };
+  assert.equal(run('claims.l.all(i, v, i < 3 && v != "")', c), true);
+  assert.equal(run('claims.m.exists(k, v, k == "y" && v == 2.0)', c), true);
+  assert.equal(run('claims.l.existsOne(i, v, v == "b")', c), true);
+  assert.deepEqual(run('claims.l.transformList(i, v, string(i) + v)', c), ['0a', '1b', '2c']);
+  assert.deepEqual(run('claims.l.transformList(i, v, i > 0, v)', c), ['b', 'c']);
+  assert.deepEqual(run('claims.m.transformMap(k, v, v * 2.0)', c), { x: 2, y: 4 });
+  assert.match(compileClaimsExpression('claims.l.all(i, i, true)', 'any').error!, /variable names must be different/);
+  const l = Array.from({ length: 2000 }, (_, i) => i);
+  const nested = compileClaimsExpression('claims.l.all(i, x, claims.l.all(j, y, x == y || true))', 'bool').compiled!;
+  assert.throws(() => evaluateClaims(nested, { l }), { message: COST_EXCEEDED_MESSAGE });
+});

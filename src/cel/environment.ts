@@ -8,6 +8,7 @@
  */
 import { Environment, type ASTNode, type ParseResult } from '@marcbachmann/cel-js';
 import { charge, withBudget } from './cost.ts';
+import { registerTwoVariableComprehensions } from './comprehensions.ts';
 import { registerKubernetesLibrary } from './library.ts';
 
 /** The name of the function used once to reach the library's evaluator (see instrument()). */
@@ -17,6 +18,7 @@ const PROBE = '__cost_probe__';
 export function newEnvironment(declare: (env: Environment) => void): Environment {
   const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
   registerKubernetesLibrary(env);
+  registerTwoVariableComprehensions(env);
   declare(env);
   instrument(env);
   return env;
