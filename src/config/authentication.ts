@@ -99,14 +99,14 @@ export function loadAuthenticationConfiguration(path: string, opts: ValidationOp
   } catch (e) {
     throw new AuthenticationConfigError(`failed to load authentication configuration from file ${goQuote(path)}: ${(e as Error).message}`);
   }
-  return { ...compileOrThrow(config, opts), data };
+  return { ...compileAuthenticationConfiguration(config, opts), data };
 }
 
 /**
  * Validates and compiles an already decoded configuration (the reload path decodes, then calls this), or throws
  * AuthenticationConfigError `invalid authentication configuration: <aggregate>`.
  */
-export function compileOrThrow(config: AuthenticationConfiguration, opts: ValidationOptions = {}): CompiledAuthenticationConfiguration {
+export function compileAuthenticationConfiguration(config: AuthenticationConfiguration, opts: ValidationOptions = {}): CompiledAuthenticationConfiguration {
   const compiled = compileAndValidateAuthenticationConfiguration(config, opts);
   if (compiled.errors.length) throw new AuthenticationConfigError(`invalid authentication configuration: ${aggregateText([...compiled.errors])}`, compiled.errors);
   return compiled;
