@@ -79,6 +79,8 @@ export const invalid = (field: string, value: unknown, detail = '') => new Field
 export const forbidden = (field: string, detail = '') => new FieldError('FieldValueForbidden', field, OMIT_VALUE, detail);
 export const tooLong = (field: string, maxBytes: number) =>
   new FieldError('FieldValueTooLong', field, OMIT_VALUE, `may not be more than ${maxBytes} bytes`);
+/** `Too many: <actual>: must have at most <max> items` (upstream field.TooMany with a known count). */
+export const tooMany = (field: string, actual: number, max: number) => new FieldError('FieldValueTooMany', field, actual, `must have at most ${max} items`);
 export const duplicate = (field: string, value: unknown) => new FieldError('FieldValueDuplicate', field, value);
 export const notFound = (field: string, value: unknown) => new FieldError('FieldValueNotFound', field, value);
 export const internal = (field: string, detail: string) => new FieldError('InternalError', field, OMIT_VALUE, detail);
