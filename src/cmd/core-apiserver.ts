@@ -1,6 +1,8 @@
 /**
  * core-apiserver: parse flags, prepare TLS and storage, build the resources and the server, run until SIGTERM.
  */
+import { randomUUID } from 'node:crypto';
+import { ReloadingJWTAuthenticator } from './authentication-config.ts';
 import { readAllowListManifest, toAllowList } from '../metrics/allow-list.ts';
 import { registerProcessMetrics } from '../metrics/process.ts';
 import { mkdirSync } from 'node:fs';
@@ -137,6 +139,9 @@ export async function run(argv: string[]): Promise<number> {
   const compactor = startCompactor(storage, { retentionMs: Math.max(opts.eventTtlMs, 75_000) });
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
+  // Loaded before serving: a bad file stops the start with upstream's message.
+  const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID: `apiserver-${randomUUID()}` }) : undefined;
+
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
   health.add('log', logBlockedCheck(), ['healthz', 'livez', 'readyz']);
@@ -173,8 +178,8 @@ export async function run(argv: string[]): Promise<number> {
     pathHandlers: [...apis.pathHandlers, ...zpages.pathHandlers, metricsHandler(metrics), metricsHandler(slis.registry, '/metrics/slis')],
     servedPrefixes: apis.servedPrefixes,
     ...(recording ? { requestMetrics: new RequestMetrics(metrics) } : {}),
-    // Client certificates only, for now; bearer tokens and anonymous join the union later.
-    authenticator: new UnionAuthenticator([new X509Authenticator()]),
+    // Upstream's order: client certificates, then bearer tokens (the JWT authenticators of --authentication-config).
+    authenticator: new UnionAuthenticator(jwt ? [new X509Authenticator(), jwt] : [new X509Authenticator()]),
     // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);
     // no authorizer is configured after it yet, so every other request ends with NoOpinion: 403.
     authorizer: new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS])]),
@@ -208,6 +213,7 @@ export async function run(argv: string[]): Promise<number> {
       await server.shutdown(60_000);
       compactor.stop();
       stopInflightGauge();
+      jwt?.stop();
       stopProcessMetrics();
       events.cacher.stop();
       await storage.close();

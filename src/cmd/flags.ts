@@ -26,6 +26,8 @@ export interface ServerOptions {
   tlsCertFile: string;
   tlsPrivateKeyFile: string;
   clientCaFile: string;
+  /** `--authentication-config`: an AuthenticationConfiguration file ('' = none). */
+  authenticationConfig: string;
   eventTtlMs: number;
   storageBackend: 'sqlite';
   sqliteSynchronous: 'NORMAL' | 'FULL';
@@ -89,6 +91,7 @@ function newServerFlagSet() {
     securePort: fs.int('secure-port', 6443, 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port, which is logged.', serving),
     tlsCertFile: fs.string('tls-cert-file', '', 'File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If --tls-cert-file and --tls-private-key-file are not provided, a certificate authority, a serving certificate and an admin client certificate are generated once into <data-dir>/pki.', serving),
     tlsPrivateKeyFile: fs.string('tls-private-key-file', '', 'File containing the default x509 private key matching --tls-cert-file.', serving),
+    authenticationConfig: fs.string('authentication-config', '', 'File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. This feature is mutually exclusive with the oidc-* flags.', { section: 'Authentication' }),
     clientCaFile: fs.string('client-ca-file', '', 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.', { section: 'Authentication' }),
     featureGates: fs.add<Record<string, boolean>>({
       name: 'feature-gates', type: 'mapStringBool', default: {}, help: featureGatesHelp(), ...generic,
@@ -137,6 +140,7 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     tlsCertFile: flags.tlsCertFile.value,
     tlsPrivateKeyFile: flags.tlsPrivateKeyFile.value,
     clientCaFile: flags.clientCaFile.value,
+    authenticationConfig: flags.authenticationConfig.value,
     eventTtlMs: flags.eventTtl.value,
     storageBackend: 'sqlite',
     sqliteSynchronous: flags.sqliteSynchronous.value.toUpperCase() as ServerOptions['sqliteSynchronous'],

@@ -92,6 +92,12 @@ export class MetricVec<S extends Series> {
     return s.series;
   }
 
+  /** Forgets every series (Go's Reset): an info metric that names only the current state. */
+  reset(): void {
+    this.#series.clear();
+    if (this.#o.enabled && this.#o.labelNames.length === 0) this.with();
+  }
+
   /** Every series with its label values. */
   series(): Iterable<{ values: readonly string[]; series: S }> {
     return this.#series.values();
