@@ -8,7 +8,8 @@
  *   withRequestInfo        URL and request attributes; 400 for a malformed target
  *   withCacheControl       `Cache-Control: no-cache, private`
  *     HSTS goes here (the shutdown wait group is APIServer's count, around the whole chain)
- *   withAuthentication     the user, or 401
+ *   withAuthentication     the user (system:anonymous without credentials, when enabled), or 401; removes the
+ *                          credential headers (Authorization, front-proxy headers) once authenticated
  *     audit goes here, with failed-authentication audit beside the 401
  *   withRequestDeadline    404 for a path its attributes could not be parsed from, 400 for a bad `?timeout=`;
  *                          504 when the handler has not answered in time
@@ -34,7 +35,8 @@ import type { Authorizer } from '../auth/authorizer/interface.ts';
 import { withAuthentication } from './filters/authentication.ts';
 import { withAuthorization } from './filters/authorization.ts';
 import { withCacheControl } from './filters/cache-control.ts';
-import type { ChainMetrics } from './filters/filter-latency.ts';
+import type { AuthenticationRecorder, ChainMetrics } from './filters/filter-latency.ts';
+import type { RequestHeaderNames } from '../auth/authenticator/request-header.ts';
 import { withHTTPLogging } from './filters/http-logging.ts';
 import { type MaxInflight, withMaxInFlightLimit } from './filters/maxinflight.ts';
 import { withPanicRecovery } from './filters/panic-recovery.ts';
@@ -52,6 +54,10 @@ export interface HandlerChainConfig {
   requestTimeoutMs: number;
   /** Where the filters report latencies and self-defense outcomes (absent: nowhere). */
   metrics?: ChainMetrics;
+  /** Where the authentication filter reports its attempts (absent: nowhere). */
+  authenticationMetrics?: AuthenticationRecorder;
+  /** The configured front-proxy headers, removed from every authenticated request with upstream's standard ones. */
+  requestHeaders?: RequestHeaderNames;
 }
 
 export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): Handler {
@@ -59,7 +65,7 @@ export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): H
   handler = withAuthorization(handler, c.authorizer, c.metrics);
   handler = withMaxInFlightLimit(handler, c.maxInFlight, c.metrics);
   handler = withRequestDeadline(handler, c.requestTimeoutMs, c.metrics);
-  handler = withAuthentication(handler, c.authenticator, c.metrics);
+  handler = withAuthentication(handler, c.authenticator, { latency: c.metrics, metrics: c.authenticationMetrics, requestHeaders: c.requestHeaders });
   handler = withCacheControl(handler);
   handler = withRequestInfo(handler);
   handler = withHTTPLogging(handler);

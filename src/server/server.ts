@@ -6,6 +6,8 @@ import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/authenticator/interface.ts';
 import type { Authorizer } from '../auth/authorizer/interface.ts';
+import type { RequestHeaderNames } from '../auth/authenticator/request-header.ts';
+import type { AuthenticationRecorder } from './filters/filter-latency.ts';
 import { log } from '../util/log.ts';
 import { type APIHandlerConfig, newAPIHandler } from './api-handler.ts';
 import { MaxInflight } from './filters/maxinflight.ts';
@@ -19,8 +21,12 @@ export interface ServerConfig extends APIHandlerConfig {
   bindAddress: string;
   port: number;
   tls: { cert: string; key: string; clientCA: string };
-  /** Who sent a request (kube-apiserver: request header, x509, tokens). */
+  /** Who sent a request (kube-apiserver: request header, x509, tokens, then anonymous). */
   authenticator: Authenticator;
+  /** authentication_attempts and friends (absent: not recorded). */
+  authenticationMetrics?: AuthenticationRecorder;
+  /** The configured front-proxy headers (`--requestheader-*-headers`), removed from authenticated requests. */
+  requestHeaders?: RequestHeaderNames;
   /** Whether its user may do it (kube-apiserver: system:masters, then --authorization-mode). */
   authorizer: Authorizer;
   /** --max-requests-inflight / --max-mutating-requests-inflight; 0 = unlimited. */
@@ -50,6 +56,8 @@ export class APIServer {
       maxInFlight: this.maxInFlight,
       requestTimeoutMs: cfg.requestTimeoutMs,
       ...(cfg.requestMetrics ? { metrics: cfg.requestMetrics } : {}),
+      ...(cfg.authenticationMetrics ? { authenticationMetrics: cfg.authenticationMetrics } : {}),
+      ...(cfg.requestHeaders ? { requestHeaders: cfg.requestHeaders } : {}),
     };
     this.#handler = buildHandlerChain(newAPIHandler(cfg), chain);
     this.#server = http2.createSecureServer(
