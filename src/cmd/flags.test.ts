@@ -2,7 +2,7 @@ import { versionInfo } from '../version.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { featureGates } from '../features.ts';
-import { FlagError, flagRegistry, parseFlags, usage } from './flags.ts';
+import { FlagError, flagRegistry, parseFlags, requestHeaderWarnings, usage } from './flags.ts';
 
 function fails(argv: string[], message: string): void {
   assert.throws(() => parseFlags(argv), (e: unknown) => {
@@ -279,4 +279,13 @@ test('authentication flags: --anonymous-auth, --token-auth-file and the --reques
   fails(['--requestheader-allowed-names=a,,b'], 'empty value in "requestheader-allowed-names"');
   fails(['--requestheader-uid-headers=X-Uid'], '--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work');
   fails(['--requestheader-group-headers=a"b'], 'invalid argument "a\\"b" for "--requestheader-group-headers" flag: parse error on line 1, column 2: bare " in non-quoted-field');
+});
+
+test('request header warnings: lists that leave out the standard header, as upstream warns', () => {
+  const none = { clientCaFile: '', allowedNames: [], usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeaderPrefixes: [] };
+  assert.deepEqual(requestHeaderWarnings(none), []);
+  assert.deepEqual(requestHeaderWarnings({ ...none, usernameHeaders: ['x-remote-user'], groupHeaders: ['X-Group'], extraHeaderPrefixes: ['X-Extra-'] }), [
+    '--requestheader-group-headers is set without specifying the standard X-Remote-Group header - API aggregation will not work',
+    '--requestheader-extra-headers-prefix is set without specifying the standard X-Remote-Extra- header prefix - API aggregation will not work',
+  ]);
 });
