@@ -125,6 +125,8 @@ describe('/metrics', () => {
     assert.match(text, /^# HELP kvstore_requests_total \[ALPHA\] /m);
   });
 
+  const UPSTREAM_NAMES_WITHOUT_TOTAL = ['authenticated_user_requests', 'authentication_attempts'];
+
   it('promtool check metrics finds nothing to say about either endpoint', (t) => {
     const which = spawnSync('promtool', ['--version']);
     if (which.error) return t.skip('promtool is not installed (.ci/run installs Debian\'s prometheus)');
@@ -132,8 +134,10 @@ describe('/metrics', () => {
       for (const path of ['/metrics', '/metrics/slis']) {
         const body = (await s.request('GET', path)).body;
         const r = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
-        assert.equal(r.status, 0, `${path}: ${r.stdout}${r.stderr}`);
-        assert.equal(r.stdout + r.stderr, '', path);
+        // Upstream's authentication counters carry no `_total` (their catalogue names): promtool says so, rightly,
+        // about upstream too. Nothing else may draw a remark.
+        const remarks = (r.stdout + r.stderr).split('\n').filter((l) => l.trim() !== '' && !UPSTREAM_NAMES_WITHOUT_TOTAL.some((n) => l.startsWith(`${n} counter metrics should have "_total" suffix`)));
+        assert.deepEqual(remarks, [], path);
       }
     })();
   });
@@ -242,8 +246,8 @@ describe('/metrics', () => {
     assert.doesNotMatch((await s.request('GET', '/metrics')).body, /cluster_healthcheck/);
   });
 
-  it('answers other verbs with 405 and anonymous callers with 401', async () => {
+  it('answers other verbs with 405 and anonymous callers with 403', async () => {
     assert.equal((await s.request('POST', '/metrics', '')).status, 405);
-    assert.equal((await s.request('GET', '/metrics', undefined, {}, false)).status, 401);
+    assert.equal((await s.request('GET', '/metrics', undefined, {}, false)).status, 403);
   });
 });

@@ -52,7 +52,9 @@ function connect(withCert: boolean): http2.ClientHttp2Session {
 const event = (name: string) => JSON.stringify(sampleEvent(name, 'ov'));
 
 before(async () => {
-  await s.start(['--max-mutating-requests-inflight=1', '--max-requests-inflight=50']);
+  // Without anonymous requests, a request without credentials is the 401 that comes before max-in-flight (with them
+  // it would be system:anonymous, limited like anyone else).
+  await s.start(['--max-mutating-requests-inflight=1', '--max-requests-inflight=50', '--anonymous-auth=false']);
   session = connect(true);
   // The one mutating slot, held: a create whose body has not finished arriving.
   const body = event('held');

@@ -85,6 +85,11 @@ export class ReloadingJWTAuthenticator implements Authenticator {
     return this.#current.authenticate(req);
   }
 
+  /** A bearer token for the token union (through the issuers' 10 s success cache). */
+  authenticateToken(token: string): Promise<AuthenticationResult> {
+    return this.#current.authenticateToken(token);
+  }
+
   /** For /readyz-style reporting: which issuer is not ready yet. */
   healthCheck(): Error | undefined {
     return this.#current.healthCheck();

@@ -205,6 +205,13 @@ export function loadClientCaFile(clientCaFile: string): string {
   return pem;
 }
 
+/** `--requestheader-client-ca-file`: the front-proxy CA bundle, checked as the client CA is. */
+export function loadRequestHeaderCaFile(file: string): string {
+  const pem = readFlagFile('--requestheader-client-ca-file', file);
+  certificatesOf('--requestheader-client-ca-file', file, pem);
+  return pem;
+}
+
 function readFlagFile(flag: string, file: string): string {
   try {
     return readFileSync(file, 'utf8');

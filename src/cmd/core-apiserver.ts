@@ -14,6 +14,15 @@ import { installAPIs } from '../server/apis.ts';
 import { UnionAuthenticator } from '../auth/authenticator/union.ts';
 import { GROUP_MASTERS } from '../auth/authenticator/user.ts';
 import { X509Authenticator } from '../auth/authenticator/x509.ts';
+import { AnonymousFallback } from '../auth/authenticator/anonymous.ts';
+import { CertificateAnchors } from '../auth/authenticator/anchors.ts';
+import type { Authenticator } from '../auth/authenticator/interface.ts';
+import { RequestHeaderAuthenticator, type RequestHeaderNames } from '../auth/authenticator/request-header.ts';
+import { BearerTokenAuthenticator, type TokenAuthenticator, TokenUnion } from '../auth/authenticator/token.ts';
+import { TokenFileAuthenticator } from '../auth/authenticator/token-file.ts';
+import { BasicUserAuthorizer } from '../auth/authorizer/basic-user.ts';
+import { registerSelfSubjectReviews } from '../registry/selfsubjectreviews/storage.ts';
+import { AuthenticationMetrics } from '../server/authentication-metrics.ts';
 import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
@@ -36,8 +45,8 @@ import { registerObjectCounts } from '../registry/generic/metrics.ts';
 import { metricsHandler } from '../server/metrics-handler.ts';
 import { RequestMetrics, registerInflightGauge, registerReadVsWrite } from '../server/request-metrics.ts';
 import { healthcheckSLIs } from '../server/healthz-metrics.ts';
-import { ensurePki, loadClientCaFile, loadTlsFiles } from './certs.ts';
-import { COMMAND, FlagError, flagRegistry, parseFlags, usage, type ServerOptions } from './flags.ts';
+import { ensurePki, loadClientCaFile, loadRequestHeaderCaFile, loadTlsFiles } from './certs.ts';
+import { COMMAND, FlagError, flagRegistry, parseFlags, requestHeaderWarnings, usage, type ServerOptions } from './flags.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import { DEFAULT_ENDPOINT, loadTracingConfiguration } from '../config/tracing.ts';
 import { startTracing, type TracingProvider } from '../tracing/provider.ts';
@@ -84,6 +93,44 @@ async function setUpTracing(file: string): Promise<TracingProvider | undefined> 
   return provider;
 }
 
+/**
+ * kube-apiserver's authenticator (pkg/kubeapiserver/authenticator): front-proxy headers, client certificates, bearer
+ * tokens, in that order, then anonymous for a request without credentials. The token union is where JWT issuers
+ * of an AuthenticationConfiguration join (token.ts). Files are read once, here: a bad one stops the start.
+ */
+function buildAuthenticator(
+  opts: ServerOptions,
+  clientCA: string,
+  metrics: AuthenticationMetrics,
+  jwt: readonly TokenAuthenticator[],
+): { authenticator: Authenticator; tokens: TokenUnion; requestHeaders?: RequestHeaderNames; requestHeaderCA?: string } {
+  const rh = opts.requestHeader;
+  const requestHeaderCA = rh.clientCaFile ? loadRequestHeaderCaFile(rh.clientCaFile) : undefined;
+  const authenticators: Authenticator[] = [];
+  let requestHeaders: RequestHeaderNames | undefined;
+  if (requestHeaderCA) {
+    requestHeaders = { usernameHeaders: rh.usernameHeaders, uidHeaders: rh.uidHeaders, groupHeaders: rh.groupHeaders, extraHeaderPrefixes: rh.extraHeaderPrefixes };
+    authenticators.push(new RequestHeaderAuthenticator({ ...requestHeaders, anchors: new CertificateAnchors(requestHeaderCA), allowedNames: rh.allowedNames }));
+  }
+  authenticators.push(
+    new X509Authenticator({
+      // With a front-proxy CA in the handshake too, a client certificate must chain to the client CA itself.
+      ...(requestHeaderCA ? { anchors: new CertificateAnchors(clientCA) } : {}),
+      ...(process.env.CORE_APISERVER_BENCH_NO_METRICS === '1' ? {} : { observeExpiration: metrics.certificateExpiration }),
+    }),
+  );
+  const tokens = new TokenUnion();
+  tokens.set([...(opts.tokenAuthFile ? [TokenFileAuthenticator.fromFile(opts.tokenAuthFile, (m) => log.warning(m))] : []), ...jwt]);
+  authenticators.push(new BearerTokenAuthenticator(tokens));
+  const union = new UnionAuthenticator(authenticators);
+  return {
+    authenticator: opts.anonymousAuth ? new AnonymousFallback(union) : union,
+    tokens,
+    ...(requestHeaders ? { requestHeaders } : {}),
+    ...(requestHeaderCA ? { requestHeaderCA } : {}),
+  };
+}
+
 /** Upstream's statusz reports when the process began, not when serving did. */
 const PROCESS_START = new Date(Date.now() - process.uptime() * 1000);
 
@@ -107,6 +154,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   log.setVerbosity(opts.verbosity);
+  for (const w of requestHeaderWarnings(opts.requestHeader)) log.warning(w);
   const dataDir = resolve(opts.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   log.info('Starting core-apiserver', { version: versionLine(), dataDir });
@@ -150,11 +198,13 @@ export async function run(argv: string[]): Promise<number> {
   let address = `${opts.bindAddress}:${opts.securePort}`;
   // core/v1 Events: the same stored objects under the older field names (kubectl events, get events, k9s).
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
-  const scopes = [events.scope, coreEvents.scope];
+  const scopes = [events.scope, coreEvents.scope, ...registerSelfSubjectReviews()];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
   registerObjectCounts(metrics, [events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
+  const authenticationMetrics = new AuthenticationMetrics(metrics);
+  const authn = buildAuthenticator(opts, tls.clientCA, authenticationMetrics, jwt ? [jwt] : []);
   let servingPort = opts.securePort;
   const zpages = installZpages({
     statusz: {
@@ -172,17 +222,22 @@ export async function run(argv: string[]): Promise<number> {
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
-    tls: { cert: tls.cert, key: tls.key, clientCA: tls.clientCA },
+    // The handshake asks for certificates of either authority; each authenticator checks its own (anchors.ts).
+    tls: { cert: tls.cert, key: tls.key, clientCA: authn.requestHeaderCA ? `${tls.clientCA.trimEnd()}\n${authn.requestHeaderCA}` : tls.clientCA },
     scopes,
     health,
     pathHandlers: [...apis.pathHandlers, ...zpages.pathHandlers, metricsHandler(metrics), metricsHandler(slis.registry, '/metrics/slis')],
     servedPrefixes: apis.servedPrefixes,
     ...(recording ? { requestMetrics: new RequestMetrics(metrics) } : {}),
-    // Upstream's order: client certificates, then bearer tokens (the JWT authenticators of --authentication-config).
-    authenticator: new UnionAuthenticator(jwt ? [new X509Authenticator(), jwt] : [new X509Authenticator()]),
+    // Upstream's order: front-proxy headers, client certificates, bearer tokens (token file, then the JWT issuers of
+    // --authentication-config), then anonymous.
+    authenticator: authn.authenticator,
+    ...(authn.requestHeaders ? { requestHeaders: authn.requestHeaders } : {}),
+    ...(recording ? { authenticationMetrics } : {}),
     // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);
-    // no authorizer is configured after it yet, so every other request ends with NoOpinion: 403.
-    authorizer: new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS])]),
+    // then what RBAC's system:basic-user grants every authenticated user (SelfSubjectReview) until RBAC exists; every
+    // other request ends with NoOpinion: 403.
+    authorizer: new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), new BasicUserAuthorizer()]),
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,

@@ -2,7 +2,7 @@ import { versionInfo } from '../version.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { featureGates } from '../features.ts';
-import { FlagError, flagRegistry, parseFlags, usage } from './flags.ts';
+import { FlagError, flagRegistry, parseFlags, requestHeaderWarnings, usage } from './flags.ts';
 
 function fails(argv: string[], message: string): void {
   assert.throws(() => parseFlags(argv), (e: unknown) => {
@@ -20,6 +20,9 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     tlsCertFile: '',
     tlsPrivateKeyFile: '',
     clientCaFile: '',
+    anonymousAuth: true,
+    tokenAuthFile: '',
+    requestHeader: { clientCaFile: '', allowedNames: [], usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeaderPrefixes: [] },
     eventTtlMs: 3_600_000,
     storageBackend: 'sqlite',
     sqliteSynchronous: 'NORMAL',
@@ -161,9 +164,10 @@ test('registry holds name, type, default, help and current value of every flag',
   parseFlags(['--event-ttl=90m', '-v', '2']);
   const reg = flagRegistry();
   assert.deepEqual([...reg.keys()], [
-    'allow-metric-labels', 'allow-metric-labels-manifest', 'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
-    'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
-    'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'tracing-config-file', 'v', 'version',
+    'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
+    'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
+    'requestheader-group-headers', 'requestheader-uid-headers', 'requestheader-username-headers', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
+    'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'token-auth-file', 'tracing-config-file', 'v', 'version',
   ]);
   assert.deepEqual(reg.get('event-ttl'), {
     name: 'event-ttl', type: 'duration', default: '1h0m0s', value: '1h30m0s', help: 'Amount of time to retain events.',
@@ -251,4 +255,45 @@ test('--feature-gates help lists every gate with its stage and default, indented
   }
   assert.match(text, /^Generic flags:\n[\s\S]*--feature-gates[\s\S]*\nStorage flags:/m);
   assert.ok(!text.includes('ComponentSLIs=') && !text.includes('CoreletPSI='), 'GA gates are not offered, as upstream\'s KnownFeatures');
+});
+
+test('authentication flags: --anonymous-auth, --token-auth-file and the --requestheader-* lists with upstream\'s checks', () => {
+  const o = parseFlags([
+    '--anonymous-auth=false',
+    '--token-auth-file=/etc/tokens.csv',
+    '--requestheader-client-ca-file=/etc/front-proxy-ca.crt',
+    '--requestheader-allowed-names=front-proxy-client,"aggregator, the"',
+    '--requestheader-allowed-names=other',
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-uid-headers=X-Remote-Uid',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+  ]);
+  assert.equal(o.anonymousAuth, false);
+  assert.equal(o.tokenAuthFile, '/etc/tokens.csv');
+  assert.deepEqual(o.requestHeader, {
+    clientCaFile: '/etc/front-proxy-ca.crt',
+    allowedNames: ['front-proxy-client', 'aggregator, the', 'other'],
+    usernameHeaders: ['X-Remote-User'],
+    uidHeaders: ['X-Remote-Uid'],
+    groupHeaders: ['X-Remote-Group'],
+    extraHeaderPrefixes: ['X-Remote-Extra-'],
+  });
+  assert.equal(flagRegistry().get('requestheader-allowed-names')?.value, '[front-proxy-client,aggregator, the,other]');
+  assert.equal(flagRegistry().get('requestheader-allowed-names')?.default, '[]');
+  assert.equal(flagRegistry().get('anonymous-auth')?.default, 'true');
+  assert.equal(flagRegistry().get('requestheader-username-headers')?.section, 'Authentication');
+  fails(['--requestheader-username-headers=X-Remote-User, '], 'empty value in "requestheader-username-headers"');
+  fails(['--requestheader-allowed-names=a,,b'], 'empty value in "requestheader-allowed-names"');
+  fails(['--requestheader-uid-headers=X-Uid'], '--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work');
+  fails(['--requestheader-group-headers=a"b'], 'invalid argument "a\\"b" for "--requestheader-group-headers" flag: parse error on line 1, column 2: bare " in non-quoted-field');
+});
+
+test('request header warnings: lists that leave out the standard header, as upstream warns', () => {
+  const none = { clientCaFile: '', allowedNames: [], usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeaderPrefixes: [] };
+  assert.deepEqual(requestHeaderWarnings(none), []);
+  assert.deepEqual(requestHeaderWarnings({ ...none, usernameHeaders: ['x-remote-user'], groupHeaders: ['X-Group'], extraHeaderPrefixes: ['X-Extra-'] }), [
+    '--requestheader-group-headers is set without specifying the standard X-Remote-Group header - API aggregation will not work',
+    '--requestheader-extra-headers-prefix is set without specifying the standard X-Remote-Extra- header prefix - API aggregation will not work',
+  ]);
 });

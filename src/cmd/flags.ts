@@ -10,6 +10,7 @@ import { validateDisabledMetrics, validateShowHiddenMetricsForVersion } from '..
 import { formatStringToString, parseStringToString, readAllowListManifest, validateAllowListMapping } from '../metrics/allow-list.ts';
 import { validateTracingConfigFileFlag } from '../config/tracing.ts';
 import { versionInfo } from '../version.ts';
+import { readGoCSV } from '../util/gocsv.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
 
@@ -28,6 +29,19 @@ export interface ServerOptions {
   clientCaFile: string;
   /** `--authentication-config`: an AuthenticationConfiguration file ('' = none). */
   authenticationConfig: string;
+  /** `--anonymous-auth` (default true). */
+  anonymousAuth: boolean;
+  /** `--token-auth-file`: '' for none. */
+  tokenAuthFile: string;
+  /** The `--requestheader-*` flags; the front-proxy authenticator exists only with `clientCaFile` set. */
+  requestHeader: {
+    clientCaFile: string;
+    allowedNames: string[];
+    usernameHeaders: string[];
+    uidHeaders: string[];
+    groupHeaders: string[];
+    extraHeaderPrefixes: string[];
+  };
   eventTtlMs: number;
   storageBackend: 'sqlite';
   sqliteSynchronous: 'NORMAL' | 'FULL';
@@ -78,6 +92,7 @@ function newServerFlagSet() {
   const generic = { section: 'Generic' };
   const storage = { section: 'Storage' };
   const serving = { section: 'Secure serving' };
+  const authn = { section: 'Authentication' };
   const flags = {
     dataDir: fs.string('data-dir', './data', 'Directory holding the database and, unless --tls-cert-file is given, the generated certificates (pki/) and the admin kubeconfig.', generic),
     maxRequestsInflight: fs.int('max-requests-inflight', 400, 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.', generic),
@@ -91,8 +106,16 @@ function newServerFlagSet() {
     securePort: fs.int('secure-port', 6443, 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port, which is logged.', serving),
     tlsCertFile: fs.string('tls-cert-file', '', 'File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If --tls-cert-file and --tls-private-key-file are not provided, a certificate authority, a serving certificate and an admin client certificate are generated once into <data-dir>/pki.', serving),
     tlsPrivateKeyFile: fs.string('tls-private-key-file', '', 'File containing the default x509 private key matching --tls-cert-file.', serving),
-    authenticationConfig: fs.string('authentication-config', '', 'File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. This feature is mutually exclusive with the oidc-* flags.', { section: 'Authentication' }),
-    clientCaFile: fs.string('client-ca-file', '', 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.', { section: 'Authentication' }),
+    authenticationConfig: fs.string('authentication-config', '', 'File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. This feature is mutually exclusive with the oidc-* flags.', authn),
+    anonymousAuth: fs.bool('anonymous-auth', true, 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.', authn),
+    clientCaFile: fs.string('client-ca-file', '', 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.', authn),
+    requestheaderAllowedNames: stringSlice(fs, 'requestheader-allowed-names', 'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.'),
+    requestheaderClientCaFile: fs.string('requestheader-client-ca-file', '', 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.', authn),
+    requestheaderExtraHeadersPrefix: stringSlice(fs, 'requestheader-extra-headers-prefix', 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.'),
+    requestheaderGroupHeaders: stringSlice(fs, 'requestheader-group-headers', 'List of request headers to inspect for groups. X-Remote-Group is suggested.'),
+    requestheaderUidHeaders: stringSlice(fs, 'requestheader-uid-headers', 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.'),
+    requestheaderUsernameHeaders: stringSlice(fs, 'requestheader-username-headers', 'List of request headers to inspect for usernames. X-Remote-User is common.'),
+    tokenAuthFile: fs.string('token-auth-file', '', 'If set, the file that will be used to secure the secure port of the API server via token authentication.', authn),
     featureGates: fs.add<Record<string, boolean>>({
       name: 'feature-gates', type: 'mapStringBool', default: {}, help: featureGatesHelp(), ...generic,
       parse: parseFeatureGates, format: formatGates,
@@ -141,6 +164,16 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     tlsPrivateKeyFile: flags.tlsPrivateKeyFile.value,
     clientCaFile: flags.clientCaFile.value,
     authenticationConfig: flags.authenticationConfig.value,
+    anonymousAuth: flags.anonymousAuth.value,
+    tokenAuthFile: flags.tokenAuthFile.value,
+    requestHeader: {
+      clientCaFile: flags.requestheaderClientCaFile.value,
+      allowedNames: [...flags.requestheaderAllowedNames.value],
+      usernameHeaders: [...flags.requestheaderUsernameHeaders.value],
+      uidHeaders: [...flags.requestheaderUidHeaders.value],
+      groupHeaders: [...flags.requestheaderGroupHeaders.value],
+      extraHeaderPrefixes: [...flags.requestheaderExtraHeadersPrefix.value],
+    },
     eventTtlMs: flags.eventTtl.value,
     storageBackend: 'sqlite',
     sqliteSynchronous: flags.sqliteSynchronous.value.toUpperCase() as ServerOptions['sqliteSynchronous'],
@@ -223,6 +256,7 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   if (hidden) errs.push(hidden);
   const disabled = validateDisabledMetrics(flags.disabledMetrics.value);
   if (disabled) errs.push(disabled);
+  errs.push(...validateRequestHeader(flags));
   const allow = validateAllowListMapping(flags.allowMetricLabels.value);
   if (allow) errs.push(allow);
   if (flags.allowMetricLabelsManifest.value !== '') {
@@ -236,6 +270,59 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   if (tracing) errs.push(tracing);
   if (errs.length === 1) throw new FlagError(errs[0]);
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
+}
+
+/**
+ * pflag's StringSlice: the value is read as one CSV record (so an element may be quoted to hold a comma); the first
+ * use replaces the default, a repeated one appends. Printed as `[a,b]`.
+ */
+function stringSlice(fs: FlagSet, name: string, help: string): Flag<string[]> {
+  let given = false;
+  return fs.add<string[]>({
+    name, type: 'strings', default: [], help, section: 'Authentication',
+    parse: (text, current) => {
+      const values = text === '' ? [] : (readGoCSV(text)[0] ?? []);
+      const out = given ? [...current, ...values] : values;
+      given = true;
+      return out;
+    },
+    format: (v) => `[${v.join(',')}]`,
+  });
+}
+
+/** RequestHeaderAuthenticationOptions.Validate (RemoteRequestHeaderUID is on, as it is by default since 1.33). */
+function validateRequestHeader(flags: ReturnType<typeof newServerFlagSet>['flags']): string[] {
+  const errs: string[] = [];
+  for (const f of [flags.requestheaderUsernameHeaders, flags.requestheaderGroupHeaders, flags.requestheaderExtraHeadersPrefix, flags.requestheaderAllowedNames, flags.requestheaderUidHeaders]) {
+    if (f.value.some((h) => h.trim() === '')) errs.push(`empty value in ${goQuote(f.spec.name)}`);
+  }
+  const uids = flags.requestheaderUidHeaders.value;
+  if (uids.length > 0 && !hasFolded(uids, 'X-Remote-Uid')) {
+    errs.push('--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work');
+  }
+  return errs;
+}
+
+function hasFolded(list: readonly string[], want: string): boolean {
+  return list.some((h) => h.toLowerCase() === want.toLowerCase());
+}
+
+/**
+ * The warnings upstream logs at start for front-proxy headers that leave out the standard ones (the aggregation
+ * layer sends exactly those).
+ */
+export function requestHeaderWarnings(o: ServerOptions['requestHeader']): string[] {
+  const out: string[] = [];
+  if (o.usernameHeaders.length > 0 && !hasFolded(o.usernameHeaders, 'X-Remote-User')) {
+    out.push('--requestheader-username-headers is set without specifying the standard X-Remote-User header - API aggregation will not work');
+  }
+  if (o.groupHeaders.length > 0 && !hasFolded(o.groupHeaders, 'X-Remote-Group')) {
+    out.push('--requestheader-group-headers is set without specifying the standard X-Remote-Group header - API aggregation will not work');
+  }
+  if (o.extraHeaderPrefixes.length > 0 && !hasFolded(o.extraHeaderPrefixes, 'X-Remote-Extra-')) {
+    out.push('--requestheader-extra-headers-prefix is set without specifying the standard X-Remote-Extra- header prefix - API aggregation will not work');
+  }
+  return out;
 }
 
 /** The `--help` text: description, usage line and every flag grouped in kube-apiserver style sections. */

@@ -59,7 +59,7 @@ export function newAPIHandler(cfg: APIHandlerConfig): Handler {
     if (info.isResourceRequest) {
       const scope = findScope(cfg.scopes, info);
       if (scope) {
-        // Resource requests are never on a public path, so authentication named a user.
+        // Every request past authentication has a user (system:anonymous at least).
         const rctx: RequestContext = { req, res, query: ctx.query, info, user: ctx.user!, scope, admission, warnings: [], receivedAt: ctx.receivedAt };
         return metrics ? metrics.around(req, res, info, ctx.query, ctx.receivedAt, () => serve(rctx), () => rctx.bodyBytes) : serve(rctx);
       }

@@ -94,12 +94,16 @@ describe('buildHandlerChain', () => {
     assert.equal(allowed.seen[0]!.requestInfo?.verb, 'create');
   });
 
-  it('serves the public paths without credentials, limits or authorization', async () => {
-    const c = chain({ user: null, decision: 'Deny', saturated: true });
+  it('serves the public paths to anonymous users without limits or authorization; without a user, 401', async () => {
+    const anonymous: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+    const c = chain({ user: anonymous, decision: 'Deny', saturated: true });
     const res = await c.send('GET', '/readyz');
     assert.equal(statusOf(res), 200);
-    assert.equal(c.seen[0]!.user, null);
-    assert.equal(statusOf(await c.send('GET', '/readyz/sqlite')), 401);
+    assert.equal(c.seen[0]!.user, anonymous);
+    // a single check is not public: limited (here saturated), then authorized
+    assert.equal(statusOf(await c.send('GET', '/readyz/sqlite')), 429);
+    // --anonymous-auth=false: nothing is public any more, as upstream
+    assert.equal(statusOf(await chain({ user: null }).send('GET', '/readyz')), 401);
   });
 
   it('lets watches past a saturated limit and the deadline', async () => {

@@ -8,7 +8,8 @@
  *   withRequestInfo        URL and request attributes; 400 for a malformed target
  *   withCacheControl       `Cache-Control: no-cache, private`
  *     HSTS goes here (the shutdown wait group is APIServer's count, around the whole chain)
- *   withAuthentication     the user, or 401
+ *   withAuthentication     the user (system:anonymous without credentials, when enabled), or 401; removes the
+ *                          credential headers (Authorization, front-proxy headers) once authenticated
  *   withTracing            only with --tracing-config-file: the request's server span, continuing the caller's
  *                          trace only for system:masters and system:monitoring (hence after authentication, as
  *                          upstream); authentication is timed by a wrapper and reported as the span's child,
@@ -39,7 +40,8 @@ import type { Authorizer } from '../auth/authorizer/interface.ts';
 import { withAuthentication } from './filters/authentication.ts';
 import { withAuthorization } from './filters/authorization.ts';
 import { withCacheControl } from './filters/cache-control.ts';
-import type { ChainMetrics } from './filters/filter-latency.ts';
+import type { AuthenticationRecorder, ChainMetrics } from './filters/filter-latency.ts';
+import type { RequestHeaderNames } from '../auth/authenticator/request-header.ts';
 import { withHTTPLogging } from './filters/http-logging.ts';
 import { type MaxInflight, withMaxInFlightLimit } from './filters/maxinflight.ts';
 import { withPanicRecovery } from './filters/panic-recovery.ts';
@@ -60,6 +62,10 @@ export interface HandlerChainConfig {
   metrics?: ChainMetrics;
   /** Set when tracing is on; absent, the chain holds no tracing code at all. */
   tracer?: Tracer;
+  /** Where the authentication filter reports its attempts (absent: nowhere). */
+  authenticationMetrics?: AuthenticationRecorder;
+  /** The configured front-proxy headers, removed from every authenticated request with upstream's standard ones. */
+  requestHeaders?: RequestHeaderNames;
 }
 
 export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): Handler {
@@ -69,7 +75,7 @@ export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): H
   handler = withMaxInFlightLimit(handler, c.maxInFlight, c.metrics);
   handler = withRequestDeadline(handler, c.requestTimeoutMs, c.metrics);
   if (tracer) handler = withTracing(handler, tracer);
-  handler = withAuthentication(handler, tracer ? timedAuthenticator(c.authenticator) : c.authenticator, c.metrics);
+  handler = withAuthentication(handler, tracer ? timedAuthenticator(c.authenticator) : c.authenticator, { latency: c.metrics, metrics: c.authenticationMetrics, requestHeaders: c.requestHeaders });
   handler = withCacheControl(handler);
   handler = withRequestInfo(handler);
   handler = withHTTPLogging(handler);

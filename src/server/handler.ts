@@ -21,7 +21,7 @@ export interface HandlerContext {
   requestInfo: RequestInfo | undefined;
   /** Why the attributes could not be derived (then `requestInfo` is undefined). */
   requestInfoError: unknown;
-  /** The authenticated user; null only on a public path without credentials. withAuthentication. */
+  /** The authenticated user (`system:anonymous` without credentials); null only before withAuthentication. */
   user: UserInfo | null;
   /** performance.now() when the request arrived (upstream's ReceivedTimestamp): request durations count from here. */
   receivedAt: number;

@@ -6,6 +6,7 @@
  * (watch: `application/json;stream=watch`) rather than upstream's list with protobuf: a client told protobuf is
  * acceptable would retry with a type we then refuse. Same rule for 415 (README decision 9).
  */
+import { PROTOBUF_MEDIA_TYPE } from '../apimachinery/codec/protobuf.ts';
 import { newBadRequest, newNotAcceptable, newUnsupportedMediaType } from '../apimachinery/errors.ts';
 import { invalid } from '../apimachinery/field.ts';
 import { goParseBool } from '../apimachinery/strconv.ts';
@@ -150,11 +151,13 @@ function isPrettyPrint(prettyParam: string | null, userAgent: string): boolean {
  * The decoder for a request body: empty Content-Type means JSON; parameters (`;charset=`) are ignored; a
  * malformed or unknown type is a 415 listing what we decode.
  */
-export function requestBodyType(contentType: string | undefined): 'application/json' | 'application/yaml' {
+export function requestBodyType(contentType: string | undefined, protobuf = false): 'application/json' | 'application/yaml' | typeof PROTOBUF_MEDIA_TYPE {
   if (!contentType) return 'application/json';
   const base = parseMediaType(contentType);
   if (base === 'application/json' || base === 'application/yaml') return base;
-  throw newUnsupportedMediaType(['application/json', 'application/yaml']);
+  // Only kinds with protobuf messages take protobuf bodies (kubectl sends some typed requests so).
+  if (protobuf && base === PROTOBUF_MEDIA_TYPE) return base;
+  throw newUnsupportedMediaType(protobuf ? ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] : ['application/json', 'application/yaml']);
 }
 
 /**

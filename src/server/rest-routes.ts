@@ -30,6 +30,7 @@ export async function serveResource(ctx: RequestContext): Promise<void> {
   // Routes exist only in the resource's scope: a cluster-scoped resource has no namespaced paths, and a namespaced
   // one no objects outside a namespace (its cluster-wide collection is a list/watch path, checked below).
   if (namespaced ? !ctx.scope.namespaced : ctx.scope.namespaced && pathName) throw newNotFoundPath();
+  checkVerb(ctx.scope.verbs, method, pathName !== '', watchPath || isWatchQuery(ctx.query));
   if (pathName) {
     switch (method) {
       case 'GET':
@@ -58,6 +59,44 @@ export async function serveResource(ctx: RequestContext): Promise<void> {
     default:
       throw newMethodNotAllowed();
   }
+}
+
+/** Verbs served on a named object's path (upstream registers that path only for a storage that has one). */
+const NAMED_VERBS = ['get', 'update', 'patch', 'delete', 'watch'];
+
+/**
+ * Routes exist only for the verbs a resource serves (a create-only review has one route, POST on the collection):
+ * a named path without any named verb is not found, and a method the path has no route for is 405, as upstream's
+ * installer and router answer.
+ */
+function checkVerb(verbs: readonly string[], method: string, named: boolean, watch: boolean): void {
+  if (named && !verbs.some((v) => NAMED_VERBS.includes(v))) throw newNotFoundPath();
+  let verb: string;
+  switch (method) {
+    case 'GET':
+      verb = watch ? 'watch' : named ? 'get' : 'list';
+      break;
+    case 'POST':
+      verb = named ? '' : 'create';
+      break;
+    case 'PUT':
+      verb = named ? 'update' : '';
+      break;
+    case 'PATCH':
+      verb = named ? 'patch' : '';
+      break;
+    case 'DELETE':
+      verb = named ? 'delete' : 'deletecollection';
+      break;
+    default:
+      verb = '';
+  }
+  if (!verbs.includes(verb)) throw newMethodNotAllowed();
+}
+
+function isWatchQuery(query: URLSearchParams): boolean {
+  const w = query.get('watch');
+  return w !== null && w !== 'false' && w !== '0';
 }
 
 /** GET on a collection: a list, or a watch when the path or `?watch` asks for one. */

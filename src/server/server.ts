@@ -6,6 +6,8 @@ import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/authenticator/interface.ts';
 import type { Authorizer } from '../auth/authorizer/interface.ts';
+import type { RequestHeaderNames } from '../auth/authenticator/request-header.ts';
+import type { AuthenticationRecorder } from './filters/filter-latency.ts';
 import { log } from '../util/log.ts';
 import { type APIHandlerConfig, newAPIHandler } from './api-handler.ts';
 import { MaxInflight } from './filters/maxinflight.ts';
@@ -19,8 +21,12 @@ export interface ServerConfig extends APIHandlerConfig {
   bindAddress: string;
   port: number;
   tls: { cert: string; key: string; clientCA: string };
-  /** Who sent a request (kube-apiserver: request header, x509, tokens). */
+  /** Who sent a request (kube-apiserver: request header, x509, tokens, then anonymous). */
   authenticator: Authenticator;
+  /** authentication_attempts and friends (absent: not recorded). */
+  authenticationMetrics?: AuthenticationRecorder;
+  /** The configured front-proxy headers (`--requestheader-*-headers`), removed from authenticated requests. */
+  requestHeaders?: RequestHeaderNames;
   /** Whether its user may do it (kube-apiserver: system:masters, then --authorization-mode). */
   authorizer: Authorizer;
   /** --max-requests-inflight / --max-mutating-requests-inflight; 0 = unlimited. */
@@ -28,6 +34,26 @@ export interface ServerConfig extends APIHandlerConfig {
   maxMutatingRequestsInflight: number;
   /** --request-timeout: the longest a non-watch request may take (a `?timeout=` may only shorten it). */
   requestTimeoutMs: number;
+}
+
+/**
+ * HTTP/2 flow-control windows for request bodies. Node's defaults are 64 KiB per stream and 64 KiB per connection,
+ * and the connection's window is shared by every stream of a client: a few large bodies uploading at once on one
+ * connection (a client multiplexing big creates) then crawl at 64 KiB per turn of the event loop, and under load a
+ * request misses its deadline while its body trickles in (the fuzz run found one). Upstream gives each stream 256 KiB
+ * and the connection that times its stream limit (250: 62.5 MiB); here the connection gets 16 MiB, within node's
+ * per-session memory limit (64 MiB) that a larger promise could trip. A window only lets a client send ahead of the
+ * server's reading: handlers read a body at once or the stream is reset, so it does not hold memory by itself.
+ */
+const STREAM_WINDOW = 256 * 1024;
+const CONNECTION_WINDOW = 16 * 1024 * 1024;
+
+function setConnectionWindow(s: http2.Http2Session): void {
+  try {
+    s.setLocalWindowSize(CONNECTION_WINDOW);
+  } catch {
+    // a session that already closed
+  }
 }
 
 export class APIServer {
@@ -51,6 +77,8 @@ export class APIServer {
       requestTimeoutMs: cfg.requestTimeoutMs,
       ...(cfg.requestMetrics ? { metrics: cfg.requestMetrics } : {}),
       ...(cfg.tracer ? { tracer: cfg.tracer } : {}),
+      ...(cfg.authenticationMetrics ? { authenticationMetrics: cfg.authenticationMetrics } : {}),
+      ...(cfg.requestHeaders ? { requestHeaders: cfg.requestHeaders } : {}),
     };
     this.#handler = buildHandlerChain(newAPIHandler(cfg), chain);
     this.#server = http2.createSecureServer(
@@ -61,7 +89,7 @@ export class APIServer {
         ca: cfg.tls.clientCA,
         requestCert: true,
         rejectUnauthorized: false,
-        settings: { maxConcurrentStreams: 1000, maxHeaderListSize: 1 << 20 },
+        settings: { maxConcurrentStreams: 1000, maxHeaderListSize: 1 << 20, initialWindowSize: STREAM_WINDOW },
         maxSessionMemory: 64,
         maxHeaderListPairs: 256,
       },
@@ -73,6 +101,9 @@ export class APIServer {
       s.on('close', () => this.#sockets.delete(s));
     });
     this.#server.on('session', (s: http2.Http2Session) => {
+      // See CONNECTION_WINDOW. Set once the session's socket is up (node refuses it on a session still connecting).
+      if (s.connecting) s.once('connect', () => setConnectionWindow(s));
+      else setConnectionWindow(s);
       this.#sessions.add(s);
       s.on('close', () => this.#sessions.delete(s));
     });

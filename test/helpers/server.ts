@@ -71,7 +71,8 @@ export class TestServer {
       if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}: ${this.stderr}`);
       try {
         const r = await this.request('GET', '/readyz', undefined, {}, false);
-        if (r.status === 200) break;
+        // 401: up, with anonymous requests disabled (storage is open before the server listens)
+        if (r.status === 200 || r.status === 401) break;
       } catch {
         // not listening yet
       }

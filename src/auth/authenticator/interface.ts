@@ -12,6 +12,14 @@ import type { UserInfo } from './user.ts';
  */
 export interface AuthenticatorRequest {
   readonly headers: IncomingHttpHeaders;
+  /**
+   * Node's header lines as sent (name, value, name, value…): where a header given several times must be read value
+   * by value (front-proxy groups). Absent for the HTTP/2 early refusal, which reads `headers` (repeated values
+   * joined by `, `) only to learn whether there is a user at all.
+   */
+  readonly rawHeaders?: readonly string[];
+  /** The request target (path and query); the HTTP/2 early refusal has it as the `:path` header. */
+  readonly url?: string | undefined;
   /** The TLS socket (for an HTTP/2 compat request, node's per-request proxy of its session's socket). */
   readonly socket: Socket;
   /** HTTP/2: the stream, whose session stands for the connection its requests share. */
@@ -36,4 +44,25 @@ export interface Authenticator {
    * it, which every request would pay. Callers accept both.
    */
   authenticate(req: AuthenticatorRequest): AuthenticationResult | Promise<AuthenticationResult>;
+}
+
+/**
+ * Warnings an authenticator has for the client (upstream's warning.AddWarning on the request context), sent as
+ * `Warning` headers with whatever the request is answered, a 401 included. Keyed by the request object, so that
+ * authenticators stay free of response plumbing; the authentication filter collects them.
+ */
+const pendingWarnings = new WeakMap<object, string[]>();
+
+export function addAuthenticationWarning(req: AuthenticatorRequest, text: string): void {
+  const list = pendingWarnings.get(req);
+  if (list) {
+    if (!list.includes(text)) list.push(text);
+  } else pendingWarnings.set(req, [text]);
+}
+
+/** The warnings added for `req`, removed from the pending set. */
+export function takeAuthenticationWarnings(req: AuthenticatorRequest): string[] | undefined {
+  const list = pendingWarnings.get(req);
+  if (list) pendingWarnings.delete(req);
+  return list;
 }

@@ -7,7 +7,7 @@
 import { aggregateErrors } from '../aggregate.ts';
 import { type AuthenticationResult, type Authenticator, type AuthenticatorRequest, NO_CREDENTIALS } from './interface.ts';
 
-type Answer = AuthenticationResult | Promise<AuthenticationResult>;
+export type Answer = AuthenticationResult | Promise<AuthenticationResult>;
 
 export class UnionAuthenticator implements Authenticator {
   readonly #authenticators: readonly Authenticator[];
@@ -21,36 +21,45 @@ export class UnionAuthenticator implements Authenticator {
    * throws or rejects counts as one that refused the credential: its error joins the others.
    */
   authenticate(req: AuthenticatorRequest): Answer {
-    let errors: Error[] | undefined;
-    for (let i = 0; i < this.#authenticators.length; i++) {
-      const r = this.#ask(i, req);
-      if (r instanceof Promise) return this.#authenticateFrom(req, i, r, errors);
-      if (r.user) return r;
-      if (r.error) (errors ??= []).push(r.error);
-    }
-    return errors ? { user: null, error: aggregateErrors(errors) } : NO_CREDENTIALS;
+    const list = this.#authenticators;
+    return firstUser(list.length, (i) => list[i]!.authenticate(req));
   }
+}
 
-  /** The rest of the union once authenticator `i` needed I/O (`pending` is its answer). */
-  async #authenticateFrom(req: AuthenticatorRequest, i: number, pending: Answer, errors: Error[] | undefined): Promise<AuthenticationResult> {
-    for (;;) {
-      const r = await pending;
-      if (r.user) return r;
-      if (r.error) (errors ??= []).push(r.error);
-      if (++i >= this.#authenticators.length) break;
-      pending = this.#ask(i, req);
-    }
-    return errors ? { user: null, error: aggregateErrors(errors) } : NO_CREDENTIALS;
+/**
+ * The union's rule over `count` candidates asked in order by `ask(i)`: the first user wins; otherwise the refusals'
+ * errors aggregated, or NO_CREDENTIALS. Shared by the request union and the token union (token.ts).
+ */
+export function firstUser(count: number, ask: (i: number) => Answer): Answer {
+  let errors: Error[] | undefined;
+  for (let i = 0; i < count; i++) {
+    const r = safely(ask, i);
+    if (r instanceof Promise) return firstUserFrom(count, ask, i, r, errors);
+    if (r.user) return r;
+    if (r.error) (errors ??= []).push(r.error);
   }
+  return errors ? { user: null, error: aggregateErrors(errors) } : NO_CREDENTIALS;
+}
 
-  /** Authenticator `i`'s answer, a throw or rejection turned into a refusal. */
-  #ask(i: number, req: AuthenticatorRequest): Answer {
-    try {
-      const r = this.#authenticators[i]!.authenticate(req);
-      return r instanceof Promise ? r.catch(refusal) : r;
-    } catch (e) {
-      return refusal(e);
-    }
+/** The rest of the union once candidate `i` needed I/O (`pending` is its answer). */
+async function firstUserFrom(count: number, ask: (i: number) => Answer, i: number, pending: Answer, errors: Error[] | undefined): Promise<AuthenticationResult> {
+  for (;;) {
+    const r = await pending;
+    if (r.user) return r;
+    if (r.error) (errors ??= []).push(r.error);
+    if (++i >= count) break;
+    pending = safely(ask, i);
+  }
+  return errors ? { user: null, error: aggregateErrors(errors) } : NO_CREDENTIALS;
+}
+
+/** Candidate `i`'s answer, a throw or rejection turned into a refusal. */
+function safely(ask: (i: number) => Answer, i: number): Answer {
+  try {
+    const r = ask(i);
+    return r instanceof Promise ? r.catch(refusal) : r;
+  } catch (e) {
+    return refusal(e);
   }
 }
 

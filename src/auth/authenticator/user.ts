@@ -11,6 +11,8 @@ export interface UserInfo {
 }
 
 export const GROUP_AUTHENTICATED = 'system:authenticated';
+/** Upstream's user.Anonymous: who a request without credentials is, when anonymous requests are enabled. */
+export const USER_ANONYMOUS = 'system:anonymous';
 export const GROUP_UNAUTHENTICATED = 'system:unauthenticated';
 /** Upstream's SystemPrivilegedGroup: its members may do everything. */
 export const GROUP_MASTERS = 'system:masters';
@@ -21,3 +23,15 @@ export const GROUP_MONITORING = 'system:monitoring';
  * by the spec's naming rule: no client reads it, `kubectl auth whoami` only prints it).
  */
 export const CREDENTIAL_ID_KEY = 'authentication.cluster.io/credential-id';
+
+/**
+ * Upstream's AuthenticatedGroupAdder, which kube-apiserver wraps around its authenticators: every authenticated user
+ * is in `system:authenticated`, unless it is `system:anonymous` or already names either well-known group (a front
+ * proxy or token file may say so on purpose). Changes `user` in place and returns it.
+ */
+export function addAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.name === USER_ANONYMOUS) return user;
+  for (const g of user.groups) if (g === GROUP_AUTHENTICATED || g === GROUP_UNAUTHENTICATED) return user;
+  user.groups.push(GROUP_AUTHENTICATED);
+  return user;
+}

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { type AuthenticationResult, type Authenticator, type AuthenticatorRequest, NO_CREDENTIALS } from './interface.ts';
+import type { CertificateAnchors } from './anchors.ts';
 import { CREDENTIAL_ID_KEY, GROUP_AUTHENTICATED, GROUP_UNAUTHENTICATED, type UserInfo } from './user.ts';
 
 /**
@@ -15,32 +16,56 @@ import { CREDENTIAL_ID_KEY, GROUP_AUTHENTICATED, GROUP_UNAUTHENTICATED, type Use
  * their session's connection (each gets its own socket proxy, so the session is the key).
  */
 export class X509Authenticator implements Authenticator {
-  readonly #byConnection = new WeakMap<object, AuthenticationResult>();
+  readonly #byConnection = new WeakMap<object, Verified>();
+  readonly #anchors: CertificateAnchors | undefined;
+  readonly #observeExpiration: ((seconds: number) => void) | undefined;
+
+  /**
+   * `anchors`: the `--client-ca-file` certificates, when TLS verifies against more than them (a request-header CA
+   * too); a certificate of another authority is then refused as upstream's own verification refuses it.
+   * `observeExpiration`: told, for every request that presents a certificate, the seconds it has left
+   * (upstream's apiserver_client_certificate_expiration_seconds, observed before verification).
+   */
+  constructor(opts: { anchors?: CertificateAnchors | undefined; observeExpiration?: ((seconds: number) => void) | undefined } = {}) {
+    this.#anchors = opts.anchors;
+    this.#observeExpiration = opts.observeExpiration;
+  }
 
   authenticate(req: AuthenticatorRequest): AuthenticationResult {
     const connection = req.stream?.session ?? req.socket;
-    let r = this.#byConnection.get(connection);
-    if (r === undefined) {
-      r = authenticateCertificate(req.socket as unknown as PeerSocket);
-      this.#byConnection.set(connection, r);
+    let v = this.#byConnection.get(connection);
+    if (v === undefined) {
+      v = authenticateCertificate(req.socket as unknown as PeerSocket, this.#anchors);
+      this.#byConnection.set(connection, v);
     }
-    return r;
+    if (v.notAfter !== undefined && this.#observeExpiration) this.#observeExpiration((v.notAfter - Date.now()) / 1000);
+    return v.result;
   }
+}
+
+/** A connection's certificate as worked out once: the answer, and when the certificate expires (ms; none sent: undefined). */
+interface Verified {
+  result: AuthenticationResult;
+  notAfter: number | undefined;
 }
 
 /**
  * A verified certificate's user; a presented one that did not verify is refused with upstream's error text; none,
  * or a verified one without a usable subject (no CN, several UIDs), counts as no credential of this kind.
  */
-function authenticateCertificate(socket: PeerSocket): AuthenticationResult {
-  const user = userFromPeerCertificate(socket);
-  if (user) return { user };
-  const failure = peerCertificateFailure(socket);
-  return failure === null ? NO_CREDENTIALS : { user: null, error: new Error(failure) };
+function authenticateCertificate(socket: PeerSocket, anchors: CertificateAnchors | undefined): Verified {
+  const cert = peerCertificate(socket);
+  if (!cert) return { result: NO_CREDENTIALS, notAfter: undefined };
+  const notAfter = Date.parse(cert.valid_to);
+  if (!socket.authorized) return { result: { user: null, error: new Error(certificateFailure(cert, reasonOf(socket))) }, notAfter };
+  // OpenSSL's code for a chain that ends at an authority it does not trust, as Node reports it.
+  if (anchors && !anchors.anchors(socket)) return { result: { user: null, error: new Error(certificateFailure(cert, 'UNABLE_TO_VERIFY_LEAF_SIGNATURE')) }, notAfter };
+  const user = userOfCertificate(cert);
+  return { result: user ? { user } : NO_CREDENTIALS, notAfter };
 }
 
 /** The socket methods we use; for HTTP/2 compat requests `req.socket` is a proxy that forwards these. */
-type PeerSocket = Pick<TLSSocket, 'authorized' | 'authorizationError' | 'getPeerCertificate'>;
+export type PeerSocket = Pick<TLSSocket, 'authorized' | 'authorizationError' | 'getPeerCertificate'>;
 
 /**
  * The user of a verified client certificate: the subject's CN (the last one, as Go's pkix.Name keeps) is the name,
@@ -51,7 +76,10 @@ type PeerSocket = Pick<TLSSocket, 'authorized' | 'authorizationError' | 'getPeer
 export function userFromPeerCertificate(socket: PeerSocket): UserInfo | null {
   if (!socket.authorized) return null;
   const cert = peerCertificate(socket);
-  if (!cert) return null;
+  return cert ? userOfCertificate(cert) : null;
+}
+
+function userOfCertificate(cert: PeerCertificate): UserInfo | null {
   const name = last(cert.subject.CN);
   if (!name) return null;
   const groups = all(cert.subject.O);
@@ -75,14 +103,22 @@ export function peerCertificateFailure(socket: PeerSocket): string | null {
   if (socket.authorized) return null;
   const cert = peerCertificate(socket);
   if (!cert) return null;
+  return certificateFailure(cert, reasonOf(socket));
+}
+
+function reasonOf(socket: PeerSocket): string {
   const err = socket.authorizationError;
-  const reason = err instanceof Error ? err.message : String(err ?? 'unknown error');
+  return err instanceof Error ? err.message : String(err ?? 'unknown error');
+}
+
+/** `verifying certificate SN=<n>, SKID=<..>, AKID=<..> failed: <reason>`. */
+export function certificateFailure(cert: PeerCertificate, reason: string): string {
   const serial = BigInt(`0x${cert.serialNumber || '0'}`).toString(10);
   const { skid, akid } = keyIds(cert.raw);
   return `verifying certificate SN=${serial}, SKID=${skid}, AKID=${akid} failed: ${reason}`;
 }
 
-function peerCertificate(socket: PeerSocket): PeerCertificate | null {
+export function peerCertificate(socket: Pick<TLSSocket, 'getPeerCertificate'>): PeerCertificate | null {
   // An HTTP/2 socket proxy whose session has gone has no such method any more.
   if (typeof socket.getPeerCertificate !== 'function') return null;
   const cert = socket.getPeerCertificate(false) as PeerCertificate | null;
@@ -91,7 +127,7 @@ function peerCertificate(socket: PeerSocket): PeerCertificate | null {
   return cert;
 }
 
-function last(v: string | string[] | undefined): string {
+export function last(v: string | string[] | undefined): string {
   if (Array.isArray(v)) return v[v.length - 1] ?? '';
   return v ?? '';
 }

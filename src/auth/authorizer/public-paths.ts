@@ -1,7 +1,8 @@
 /**
- * Paths every client may GET without credentials, as upstream's `system:public-info-viewer` ClusterRole grants them
- * (upstream reaches them through the anonymous authenticator and RBAC; until those exist here, the authentication
- * filter lets such a request through without a user and the authorization filter does not ask).
+ * Paths every client may GET, as upstream's `system:public-info-viewer` ClusterRole grants them to
+ * `system:authenticated` and `system:unauthenticated` (anonymous requests reach them as `system:anonymous`; with
+ * `--anonymous-auth=false` a request without credentials is a 401 here too). Until RBAC exists, the authorization
+ * filter does not ask about them.
  */
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 

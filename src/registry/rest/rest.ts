@@ -3,6 +3,7 @@
  * Lister, Watcher, Updater, GracefulDeleter, CollectionDeleter), in one interface because every resource here
  * serves all of them. The generic store implements it; handlers depend only on this.
  */
+import type { AdmissionUser } from '../../admission/interfaces.ts';
 import type { KubeObject, Preconditions } from '../../apis/meta/v1/types.ts';
 import type { ListOptions } from '../../apimachinery/list-options.ts';
 import type { CacheWatch, WatchConsumer } from '../../storage/cacher/cacher.ts';
@@ -12,6 +13,8 @@ import type { UpdatedObjectInfo } from './update.ts';
 
 export interface WriteOptions {
   dryRun: boolean;
+  /** Who asks (upstream: the user in the request context), for storage that answers about its caller. */
+  user?: AdmissionUser;
   /** The field manager of a create, update or non-apply patch (`?fieldManager`, else from the User-Agent). */
   manager?: string;
   /** Where the strategy's warnings go (sent as `Warning` headers). */

@@ -42,6 +42,11 @@ export interface ResourceScope<T extends KubeObject = KubeObject> {
   /** Writes a Table row straight from stored bytes (large Table lists); absent: rows come from `tableCells`. */
   tableRow?: TableRowWriter;
   /**
+   * Decodes this kind's protobuf message (`raw` of the request body's envelope) into its JSON form; absent: request
+   * bodies in protobuf are refused with 415.
+   */
+  protobuf?: { decode(raw: Buffer): Record<string, unknown> };
+  /**
    * For a view of objects stored in another version (core/v1 Events over events.cluster.io/v1): conversions
    * between the two. Absent when this scope serves the stored version itself.
    */

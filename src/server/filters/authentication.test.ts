@@ -50,17 +50,15 @@ for (const [label, make] of [['synchronous', answers], ['asynchronous', later]] 
     assert.equal((await run(make({ user: alice }), 'GET', '/healthz')).ctx?.user, alice);
   });
 
-  test(`withAuthentication (${label} authenticator): no user is a 401, except on the public paths`, async () => {
+  test(`withAuthentication (${label} authenticator): no user is a 401, on every path`, async () => {
     let r = await run(make(NO_CREDENTIALS), 'GET', '/apis/events.cluster.io/v1/events');
     assert.ok(isUnauthorized(r.error));
     assert.equal(r.ctx, undefined);
+    // the public paths are public to system:anonymous (the anonymous authenticator names it); without it, 401
     r = await run(make(NO_CREDENTIALS), 'GET', '/readyz');
-    assert.ok(r.ctx);
-    assert.equal(r.ctx.user, null);
-    // even with a refused credential, as before: upstream would 401 it
+    assert.ok(isUnauthorized(r.error));
+    // a refused credential is a 401 even there, as upstream
     r = await run(make({ user: null, error: new Error('verifying certificate failed') }), 'GET', '/version');
-    assert.equal(r.ctx?.user, null);
-    r = await run(make(NO_CREDENTIALS), 'POST', '/healthz');
     assert.ok(isUnauthorized(r.error));
   });
 }
@@ -82,7 +80,50 @@ test('withAuthentication: its latency is reported whether it hands the request o
   for (const a of [answers({ user: alice }), later(NO_CREDENTIALS)]) {
     const ctx = newHandlerContext();
     resolveRequestInfo(ctx, 'GET', '/apis/events.cluster.io/v1/events');
-    await withAuthentication(async () => {}, a, latency)(fakeRequest('GET', '/apis/events.cluster.io/v1/events'), fakeResponse(), ctx).catch(() => {});
+    await withAuthentication(async () => {}, a, { latency })(fakeRequest('GET', '/apis/events.cluster.io/v1/events'), fakeResponse(), ctx).catch(() => {});
   }
   assert.deepEqual(seen, ['authentication true', 'authentication true']);
+});
+
+test('withAuthentication: once authenticated, the credential and every front-proxy header are removed', async () => {
+  const headers = {
+    authorization: 'Bearer secret',
+    'x-remote-user': 'mallory',
+    'x-remote-group': 'system:masters',
+    'x-remote-extra-scopes': 'x',
+    'x-proxy-user': 'eve',
+    'x-proxy-extra-a': 'b',
+    accept: 'application/json',
+  };
+  const rawHeaders = Object.entries(headers).flatMap(([k, v]) => [k.toUpperCase(), v]);
+  const req = Object.assign(fakeRequest('GET', '/api', { ...headers }), { rawHeaders });
+  const ctx = newHandlerContext();
+  resolveRequestInfo(ctx, 'GET', '/api');
+  let seen: Record<string, unknown> | undefined;
+  const configured = { usernameHeaders: ['X-Proxy-User'], uidHeaders: [], groupHeaders: [], extraHeaderPrefixes: ['X-Proxy-Extra-'] };
+  await withAuthentication(async (r) => void (seen = { ...r.headers }), answers({ user: alice }), { requestHeaders: configured })(req, fakeResponse(), ctx);
+  assert.deepEqual(seen, { accept: 'application/json' });
+  assert.deepEqual(rawHeaders, ['ACCEPT', 'application/json']);
+});
+
+test('withAuthentication: authenticator warnings go out with the answer, a 401 included; attempts are recorded', async () => {
+  const { addAuthenticationWarning } = await import('../../auth/authenticator/interface.ts');
+  const warning: Authenticator = {
+    authenticate(req) {
+      addAuthenticationWarning(req, 'be careful');
+      return NO_CREDENTIALS;
+    },
+  };
+  const recorded: string[] = [];
+  const metrics = { authenticated: (result: string, s: number, user: string | undefined) => void recorded.push(`${result} ${s >= 0} ${user}`) };
+  const res = fakeResponse();
+  const ctx = newHandlerContext();
+  resolveRequestInfo(ctx, 'GET', '/api');
+  await assert.rejects(async () => withAuthentication(async () => {}, warning, { metrics })(fakeRequest('GET', '/api'), res, ctx), isUnauthorized);
+  assert.deepEqual(res.written.headers['warning'], ['299 - "be careful"']);
+  const ctx2 = newHandlerContext();
+  resolveRequestInfo(ctx2, 'GET', '/api');
+  await withAuthentication(async () => {}, answers({ user: alice }), { metrics })(fakeRequest('GET', '/api'), fakeResponse(), ctx2);
+  await assert.rejects(async () => withAuthentication(async () => {}, answers({ user: null, error: new Error('bad') }), { metrics })(fakeRequest('GET', '/api'), fakeResponse(), ctx2), isUnauthorized);
+  assert.deepEqual(recorded, ['failure true undefined', 'success true alice', 'error true undefined']);
 });

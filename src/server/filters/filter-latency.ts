@@ -8,6 +8,15 @@ export interface FilterLatency {
   filterLatency(filter: 'authentication' | 'authorization', seconds: number): void;
 }
 
+/** What the authentication filter records (upstream's recordAuthenticationMetrics). */
+export interface AuthenticationRecorder {
+  /**
+   * One authentication: `success` (a user, anonymous included), `failure` (no credentials and no anonymous), `error`
+   * (a credential was refused); how long the authenticator took; the user's name on success.
+   */
+  authenticated(result: 'success' | 'failure' | 'error', seconds: number, username: string | undefined): void;
+}
+
 export interface FilterOutcomes {
   /** A 429 from the max-in-flight limit. */
   tooManyRequests(method: string, contentType: string | undefined, info: RequestInfo, query: URLSearchParams): void;

@@ -32,5 +32,9 @@ export function warningHeaders(warnings: string[]): string[] {
 }
 
 export function setWarnings(ctx: RequestContext): void {
-  if (ctx.warnings.length) ctx.res.setHeader('warning', warningHeaders(ctx.warnings));
+  if (!ctx.warnings.length) return;
+  // The authentication filter may have warned already (an ignored bearer token): both are sent.
+  const earlier = ctx.res.getHeader('warning');
+  const mine = warningHeaders(ctx.warnings);
+  ctx.res.setHeader('warning', earlier === undefined ? mine : [...(Array.isArray(earlier) ? earlier : [String(earlier)]), ...mine]);
 }

@@ -13,7 +13,7 @@ export async function createObject(ctx: RequestContext): Promise<void> {
   const n = negotiate(ctx);
   const contentType = ctx.req.headers['content-type'];
   // The common exact header skips media-type parsing (same result: requestBodyType accepts it as it is).
-  const mediaType = contentType === 'application/json' ? contentType : requestBodyType(contentType);
+  const mediaType = contentType === 'application/json' ? contentType : requestBodyType(contentType, ctx.scope.protobuf !== undefined);
   const body = await readRequestBody(ctx);
   const opts = parseWriteOptions('CreateOptions', ctx.query);
   const { scope, info, admission } = ctx;
@@ -24,6 +24,7 @@ export async function createObject(ctx: RequestContext): Promise<void> {
     dryRun: opts.dryRun,
     manager: writeManager(opts, ctx.req.headers['user-agent']),
     warnings: ctx.warnings,
+    user: ctx.user,
   });
   writeObject(ctx, 201, served, n);
 }

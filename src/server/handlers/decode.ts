@@ -1,6 +1,7 @@
 /** Request bodies to objects: decoding with fieldValidation, then the group/version/kind and identity checks. */
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
-import { decodeBody, strictDecodingError, type FieldValidation } from '../../apimachinery/codec/decode.ts';
+import { convertValue, decodeBody, strictDecodingError, type FieldValidation } from '../../apimachinery/codec/decode.ts';
+import { decodeEnvelope, PROTOBUF_MEDIA_TYPE } from '../../apimachinery/codec/protobuf.ts';
 import { newBadRequest } from '../../apimachinery/errors.ts';
 import type { RequestContext } from './context.ts';
 
@@ -9,10 +10,20 @@ const KNOWN_OTHER_VERSIONS: Record<string, string[]> = {
   Event: ['v1', 'events.cluster.io/v1', 'events.cluster.io/v1beta1', 'events.k8s.io/v1', 'events.k8s.io/v1beta1'],
 };
 
-export function decodeObject(ctx: RequestContext, body: Buffer, mediaType: 'application/json' | 'application/yaml', fv: FieldValidation): KubeObject {
+export function decodeObject(ctx: RequestContext, body: Buffer, mediaType: 'application/json' | 'application/yaml' | typeof PROTOBUF_MEDIA_TYPE, fv: FieldValidation): KubeObject {
   const { scope } = ctx;
-  const { object, problems, strictProblems } = decodeBody(body, mediaType, scope.defs, scope.definition);
-  checkKind(ctx, object);
+  let decoded;
+  if (mediaType === PROTOBUF_MEDIA_TYPE) {
+    // The envelope names the kind; its message gives the rest, which then takes the JSON path's checks.
+    const envelope = decodeEnvelope(body);
+    const value = { apiVersion: envelope.apiVersion, kind: envelope.kind, ...scope.protobuf!.decode(envelope.raw) };
+    checkKind(ctx, value);
+    decoded = convertValue(value, scope.defs, scope.definition);
+  } else {
+    decoded = decodeBody(body, mediaType, scope.defs, scope.definition);
+    checkKind(ctx, decoded.object);
+  }
+  const { object, problems, strictProblems } = decoded;
   if (problems.length) {
     if (fv === 'Strict') throw strictDecodingError(scope.kind, scope.version, strictProblems);
     if (fv === 'Warn') ctx.warnings.push(...problems);
