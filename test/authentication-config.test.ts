@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, renameSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newKeyPair, TestOIDCIssuer, type SigningKeyPair } from '../src/auth/authenticator/jwt/testing/oidc-issuer.ts';
@@ -32,7 +32,11 @@ ${ca}
     claimMappings:
       username: { claim: sub, prefix: "oidc:" }
       groups: { claim: groups, prefix: "" }
-${extra}`;
+      uid: { claim: sub }
+${extra}anonymous:
+  enabled: true
+  conditions: [{ path: /livez }]
+`;
 }
 
 /** Replaces the file as editors and ConfigMap volumes do (a rename, never a partial write). */
@@ -74,6 +78,32 @@ describe('--authentication-config', () => {
     const r = await list(dev);
     assert.equal(r.status, 403);
     assert.match(r.json().message, /User "oidc:bob" cannot list resource "events"/);
+  });
+
+  it('kubectl auth whoami prints the mapped identity of a token', async () => {
+    const token = await issuer.sign(key, { sub: 'carol', aud: 'core-apiserver', groups: ['team-a', 'system:masters'] });
+    const kubeconfig = join(dir, 'token.kubeconfig');
+    const ca = Buffer.from(readFileSync(join(s.dataDir, 'pki/ca.crt'))).toString('base64');
+    writeFileSync(kubeconfig, `apiVersion: v1
+kind: Config
+clusters: [{ name: c, cluster: { server: "${s.url}", certificate-authority-data: ${ca} } }]
+users: [{ name: u, user: { token: "${token}" } }]
+contexts: [{ name: x, context: { cluster: c, user: u } }]
+current-context: x
+`);
+    for (const version of ['1.27', '1.33']) {
+      const r = await s.kubectl(['auth', 'whoami', `--kubeconfig=${kubeconfig}`], { version });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /Username\s+oidc:carol/, version);
+      assert.match(r.stdout, /UID\s+carol/, version);
+      assert.match(r.stdout, /Groups\s+\[team-a system:masters system:authenticated\]/, version);
+    }
+  });
+
+  it('anonymous only where the file\'s conditions allow it', async () => {
+    assert.equal((await s.request('GET', '/livez', undefined, {}, false)).status, 200);
+    assert.equal((await s.request('GET', '/readyz', undefined, {}, false)).status, 401, 'no condition names /readyz');
+    assert.equal((await s.request('GET', '/version', undefined, {}, false)).status, 401);
   });
 
   it('answers 401 for every bad token and never logs a token', async () => {
@@ -122,5 +152,10 @@ describe('--authentication-config', () => {
     assert.equal(r.status, 1);
     assert.match(r.stderr, /Error: invalid authentication configuration: .*jwt\[0\]\.issuer\.audiences: Required value/);
     assert.match(r.stderr, /jwt\[0\]\.claimMappings\.username\.prefix: Required value: prefix is required when claim is set/);
+    const withAnonymous = join(dir, 'anonymous.yaml');
+    writeFileSync(withAnonymous, 'apiVersion: apiserver.config.cluster.io/v1\nkind: AuthenticationConfiguration\nanonymous: {enabled: true}\n');
+    const both = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${join(dir, 'data')}`, '--secure-port=0', `--authentication-config=${withAnonymous}`, '--anonymous-auth=true'], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(both.status, 1);
+    assert.match(both.stderr, /Error: anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file/);
   });
 });

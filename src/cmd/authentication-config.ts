@@ -90,6 +90,11 @@ export class ReloadingJWTAuthenticator implements Authenticator {
     return this.#current.authenticateToken(token);
   }
 
+  /** The file's `anonymous` section as loaded at start (it cannot change on reload). */
+  get anonymous(): LoadedAuthenticationConfiguration['config']['anonymous'] {
+    return this.#initialAnonymous;
+  }
+
   /** For /readyz-style reporting: which issuer is not ready yet. */
   healthCheck(): Error | undefined {
     return this.#current.healthCheck();

@@ -1,6 +1,8 @@
 /**
  * core-apiserver: parse flags, prepare TLS and storage, build the resources and the server, run until SIGTERM.
  */
+import { aggregateText } from '../apimachinery/field.ts';
+import { anonymousFlagConflict } from '../config/authentication-reload.ts';
 import { randomUUID } from 'node:crypto';
 import { ReloadingJWTAuthenticator } from './authentication-config.ts';
 import { readAllowListManifest, toAllowList } from '../metrics/allow-list.ts';
@@ -103,6 +105,7 @@ function buildAuthenticator(
   clientCA: string,
   metrics: AuthenticationMetrics,
   jwt: readonly TokenAuthenticator[],
+  anonymous: { enabled: boolean; paths?: readonly string[] },
 ): { authenticator: Authenticator; tokens: TokenUnion; requestHeaders?: RequestHeaderNames; requestHeaderCA?: string } {
   const rh = opts.requestHeader;
   const requestHeaderCA = rh.clientCaFile ? loadRequestHeaderCaFile(rh.clientCaFile) : undefined;
@@ -124,7 +127,7 @@ function buildAuthenticator(
   authenticators.push(new BearerTokenAuthenticator(tokens));
   const union = new UnionAuthenticator(authenticators);
   return {
-    authenticator: opts.anonymousAuth ? new AnonymousFallback(union) : union,
+    authenticator: anonymous.enabled ? new AnonymousFallback(union, anonymous.paths) : union,
     tokens,
     ...(requestHeaders ? { requestHeaders } : {}),
     ...(requestHeaderCA ? { requestHeaderCA } : {}),
@@ -204,7 +207,12 @@ export async function run(argv: string[]): Promise<number> {
   registerFeatureEnabled(metrics, featureGates.list());
   registerObjectCounts(metrics, [events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
   const authenticationMetrics = new AuthenticationMetrics(metrics);
-  const authn = buildAuthenticator(opts, tls.clientCA, authenticationMetrics, jwt ? [jwt] : []);
+  // The file's `anonymous` section wins over --anonymous-auth, which may then not be given at all (upstream).
+  const fileAnonymous = jwt?.anonymous;
+  const conflict = anonymousFlagConflict(fileAnonymous, opts.anonymousAuthSet);
+  if (conflict) throw new Error(aggregateText([conflict]));
+  const anonymous = fileAnonymous ? { enabled: fileAnonymous.enabled, paths: fileAnonymous.conditions.map((c) => c.path) } : { enabled: opts.anonymousAuth };
+  const authn = buildAuthenticator(opts, tls.clientCA, authenticationMetrics, jwt ? [jwt] : [], anonymous);
   let servingPort = opts.securePort;
   const zpages = installZpages({
     statusz: {

@@ -21,6 +21,7 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     tlsPrivateKeyFile: '',
     clientCaFile: '',
     anonymousAuth: true,
+    anonymousAuthSet: false,
     tokenAuthFile: '',
     requestHeader: { clientCaFile: '', allowedNames: [], usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeaderPrefixes: [] },
     eventTtlMs: 3_600_000,

@@ -31,6 +31,8 @@ export interface ServerOptions {
   authenticationConfig: string;
   /** `--anonymous-auth` (default true). */
   anonymousAuth: boolean;
+  /** Whether `--anonymous-auth` was given (an AuthenticationConfiguration with `anonymous` then refuses to start). */
+  anonymousAuthSet: boolean;
   /** `--token-auth-file`: '' for none. */
   tokenAuthFile: string;
   /** The `--requestheader-*` flags; the front-proxy authenticator exists only with `clientCaFile` set. */
@@ -165,6 +167,7 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     clientCaFile: flags.clientCaFile.value,
     authenticationConfig: flags.authenticationConfig.value,
     anonymousAuth: flags.anonymousAuth.value,
+    anonymousAuthSet: flags.anonymousAuth.changed,
     tokenAuthFile: flags.tokenAuthFile.value,
     requestHeader: {
       clientCaFile: flags.requestheaderClientCaFile.value,
