@@ -22,6 +22,7 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     clientCaFile: '',
     anonymousAuth: true,
     anonymousAuthSet: false,
+    authenticationConfig: '',
     tokenAuthFile: '',
     requestHeader: { clientCaFile: '', allowedNames: [], usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeaderPrefixes: [] },
     eventTtlMs: 3_600_000,
