@@ -14,6 +14,10 @@ import { GROUP_MASTERS } from '../auth/authenticator/user.ts';
 import { X509Authenticator } from '../auth/authenticator/x509.ts';
 import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
+import { AdmissionChain } from '../admission/chain.ts';
+import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
+import { GroupStorages } from './group-storage.ts';
+import { startRbac } from './rbac.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { APIServer } from '../server/server.ts';
@@ -127,29 +131,40 @@ export async function run(argv: string[]): Promise<number> {
   });
   registerVersionInfo(metrics, binaryVersion(), majorMinor(EMULATION_VERSION), majorMinor(MIN_COMPATIBILITY_VERSION));
   const stopProcessMetrics = registerProcessMetrics(metrics);
+  const resourceMetrics = recording ? { cache: new CacherMetrics(metrics), storage: new StorageMetrics(metrics) } : undefined;
   const events = await registerEvents(storage, {
     ttlSeconds,
     onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
-    ...(recording ? { metrics: { cache: new CacherMetrics(metrics), storage: new StorageMetrics(metrics) } } : {}),
+    ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
   });
   registerStorageSize(metrics, backend, dbPath);
+  // RBAC objects live in their group's own database beside events.db; no TTL, compacted like the events history.
+  const groupStorages = new GroupStorages({ dataDir, synchronous: opts.sqliteSynchronous, ...(tracer ? { wrap: (s) => tracedStorage(s, () => undefined) } : {}) });
+  const rbacStorage = groupStorages.forGroup(RBAC_GROUP);
+  const rbac = await startRbac({
+    storage: rbacStorage.storage,
+    scheme: rbacStorage.scheme,
+    privilegedGroups: [GROUP_MASTERS],
+    onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
+    ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
+  });
   if (recording) watchSettings.metrics = new WatchMetrics(metrics);
-  const compactor = startCompactor(storage, { retentionMs: Math.max(opts.eventTtlMs, 75_000) });
+  const compactors = [storage, rbacStorage.storage].map((s) => startCompactor(s, { retentionMs: Math.max(opts.eventTtlMs, 75_000) }));
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
   health.add('log', logBlockedCheck(), ['healthz', 'livez', 'readyz']);
-  health.add(storage.name, () => storage.readinessCheck(), ['healthz', 'livez', 'readyz']);
+  health.add(storage.name, async () => void (await Promise.all([storage.readinessCheck(), groupStorages.readinessCheck()])), ['healthz', 'livez', 'readyz']);
 
   let address = `${opts.bindAddress}:${opts.securePort}`;
   // core/v1 Events: the same stored objects under the older field names (kubectl events, get events, k9s).
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
-  const scopes = [events.scope, coreEvents.scope];
+  const scopes = [events.scope, coreEvents.scope, ...rbac.scopes];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
-  registerObjectCounts(metrics, [events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
+  registerObjectCounts(metrics, [events, coreEvents, ...Object.values(rbac.resources)].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
   let servingPort = opts.securePort;
   const zpages = installZpages({
     statusz: {
@@ -164,6 +179,9 @@ export async function run(argv: string[]): Promise<number> {
     flags: () => [...flagRegistry().values()],
     configz: () => effectiveConfig(opts, { dataDir, port: servingPort }),
   });
+  // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode), then
+  // RBAC; a request neither allows ends with NoOpinion: 403.
+  const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), rbac.authorizer]);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -175,9 +193,8 @@ export async function run(argv: string[]): Promise<number> {
     ...(recording ? { requestMetrics: new RequestMetrics(metrics) } : {}),
     // Client certificates only, for now; bearer tokens and anonymous join the union later.
     authenticator: new UnionAuthenticator([new X509Authenticator()]),
-    // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);
-    // no authorizer is configured after it yet, so every other request ends with NoOpinion: 403.
-    authorizer: new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS])]),
+    authorizer,
+    admission: new AdmissionChain([rbac.escalation(() => authorizer)]),
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,
@@ -206,11 +223,13 @@ export async function run(argv: string[]): Promise<number> {
       health.setShuttingDown();
       if (opts.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
       await server.shutdown(60_000);
-      compactor.stop();
+      for (const c of compactors) c.stop();
       stopInflightGauge();
       stopProcessMetrics();
       events.cacher.stop();
+      rbac.stop();
       await storage.close();
+      await groupStorages.close();
       await tracing?.shutdown();
       log.info('Shutdown complete');
       log.flush();
