@@ -76,7 +76,8 @@ export const BOOTSTRAP_CLUSTER_ROLES: ClusterRole[] = [
   // upstream's edit writes workloads; Events are not among them, and nothing else here is edit's.
   clusterRole('system:aggregate-to-edit', [], { labels: { [AGGREGATE_TO('edit')]: 'true' } }),
   clusterRole('system:aggregate-to-view', [{ verbs: READ, apiGroups: EVENT_GROUPS, resources: ['events'] }], { labels: { [AGGREGATE_TO('view')]: 'true' } }),
-  clusterRole('system:event-writer', [{ verbs: ['create', 'patch', 'update'], apiGroups: EVENT_GROUPS, resources: ['events'] }]),
+  // Everything but reading, which view grants: a team bound to view (or edit) and this one owns its namespace's Events.
+  clusterRole('system:event-writer', [{ verbs: WRITE, apiGroups: EVENT_GROUPS, resources: ['events'] }]),
 ];
 
 export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: ClusterRoleBinding[] = [
