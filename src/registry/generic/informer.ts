@@ -23,11 +23,17 @@ export class Informer<T extends KubeObject> {
     this.#decode = decode;
   }
 
-  /** Resolves once the first list is in memory. */
+  /**
+   * Resolves once the list is in memory. Listeners hear of every listed object, and on a relist also of the ones
+   * deleted while the watch was down, so what they derive never keeps a deleted object.
+   */
   async start(): Promise<void> {
     const list = await this.#storage.list(this.#prefix);
+    const before = new Map(this.#objects);
     this.#objects.clear();
     for (const item of list.items) this.#objects.set(item.key, this.#object(item));
+    for (const [key, obj] of before) if (!this.#objects.has(key)) for (const fn of this.#listeners) fn(obj, true);
+    for (const obj of this.#objects.values()) for (const fn of this.#listeners) fn(obj, false);
     this.#watchFrom(list.rv);
   }
 
@@ -36,7 +42,7 @@ export class Informer<T extends KubeObject> {
     this.#watch?.stop();
   }
 
-  /** Called after every change (and once per object on a relist). */
+  /** Called after every change, and per object on each (re)list. */
   onChange(fn: (obj: T, deleted: boolean) => void): void {
     this.#listeners.push(fn);
   }
@@ -66,12 +72,8 @@ export class Informer<T extends KubeObject> {
       onError: (err) => {
         if (this.#stopped) return;
         log.warning('Informer watch ended; relisting', { prefix: this.#prefix, err: err.message });
-        void this.start().then(
-          () => {
-            for (const obj of this.#objects.values()) for (const fn of this.#listeners) fn(obj, false);
-          },
-          (e: Error) => log.error('Informer relist failed', { prefix: this.#prefix, err: e.message }),
-        );
+        this.#watch?.stop();
+        void this.start().catch((e: Error) => log.error('Informer relist failed', { prefix: this.#prefix, err: e.message }));
       },
     });
   }

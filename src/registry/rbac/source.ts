@@ -48,13 +48,6 @@ export class RbacIndex implements RbacSource {
 
   async start(): Promise<void> {
     await Promise.all([this.roles.start(), this.clusterRoles.start(), this.roleBindings.start(), this.clusterRoleBindings.start()]);
-    this.#bindingsByNamespace.clear();
-    for (const b of this.roleBindings.values()) {
-      const ns = b.metadata.namespace ?? '';
-      let m = this.#bindingsByNamespace.get(ns);
-      if (!m) this.#bindingsByNamespace.set(ns, (m = new Map()));
-      m.set(b.metadata.name ?? '', b);
-    }
   }
 
   stop(): void {
