@@ -204,6 +204,24 @@ describe('a team in its namespace', () => {
     assert.equal(all.body.message, 'events.events.cluster.io is forbidden: User "alice" cannot list resource "events" in API group "events.cluster.io" at the cluster scope');
   });
 
+  it('cannot grant itself more: no RBAC writes with edit, and a binding deleted by the admin stops granting', async () => {
+    const rb = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'mine' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
+    };
+    const r = await call(alice, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/a/rolebindings', rb);
+    assert.equal(r.status, 403);
+    assert.match(r.body.message, /cannot create resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "a"/);
+    assert.equal((await call(alice, 'GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles')).status, 403);
+    await kubectl(['create', 'rolebinding', 'temp', '-n', 'tmp', '--clusterrole=view', '--user=alice'], { version: '1.31' });
+    await eventually(() => call(alice, 'GET', events('tmp')));
+    await kubectl(['delete', 'rolebinding', 'temp', '-n', 'tmp']);
+    await eventually(() => call(alice, 'GET', events('tmp')), (st) => st === 403);
+  });
+
   it('uses kubectl with the team kubeconfig', async () => {
     const ok = await s.kubectl(['get', 'events.events.cluster.io', '-n', 'a', `--kubeconfig=${alice.kubeconfig}`], { version: '1.31' });
     assert.equal(ok.code, 0, ok.stderr);
@@ -266,6 +284,13 @@ describe('escalation prevention', () => {
       (st) => st === 201,
     );
     assert.equal((await call(bob, 'POST', path('rolebindings'), binding('root2', 'ClusterRole', 'cluster-admin'))).status, 403);
+  });
+
+  it('a binding cannot be pointed at another role', async () => {
+    const current = await call(bob, 'GET', `${path('rolebindings')}/readers`);
+    const r = await call(bob, 'PUT', `${path('rolebindings')}/readers`, { ...current.body, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' } });
+    assert.equal(r.status, 422);
+    assert.match(r.body.message, /roleRef: Invalid value: .*: cannot change roleRef$/);
   });
 
   it('outside the namespace the authorizer refuses before escalation is checked', async () => {
