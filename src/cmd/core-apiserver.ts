@@ -137,9 +137,11 @@ export async function run(argv: string[]): Promise<number> {
     onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
     ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
   });
-  registerStorageSize(metrics, backend, dbPath);
   // RBAC objects live in their group's own database beside events.db; no TTL, compacted like the events history.
-  const groupStorages = new GroupStorages({ dataDir, synchronous: opts.sqliteSynchronous, ...(tracer ? { wrap: (s) => tracedStorage(s, () => undefined) } : {}) });
+  const groupStorages = new GroupStorages({ dataDir, synchronous: opts.sqliteSynchronous, ...(tracer ? { wrap: (s) => tracedStorage(s, groupKeyOwner) } : {}) });
+  // The storage spans name the resource of a key: its scope's key root (filled once the resources are registered).
+  const groupKeyOwners = new Map<string, KeyOwner>();
+  const groupKeyOwner = (key: string) => groupKeyOwners.get(key.slice(0, key.indexOf('/', 1) + 1));
   const rbacStorage = groupStorages.forGroup(RBAC_GROUP);
   const rbac = await startRbac({
     storage: rbacStorage.storage,
@@ -149,6 +151,8 @@ export async function run(argv: string[]): Promise<number> {
     ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
   });
   if (recording) watchSettings.metrics = new WatchMetrics(metrics);
+  for (const r of Object.values(rbac.resources)) groupKeyOwners.set(r.store.prefix(''), { group: r.scope.group, resource: r.scope.resource, type: r.scope.kind });
+  registerStorageSize(metrics, backend, dbPath, ...groupStorages.all().map((g) => ({ storage: g.backend, endpoint: g.path })));
   const compactors = [storage, rbacStorage.storage].map((s) => startCompactor(s, { retentionMs: Math.max(opts.eventTtlMs, 75_000) }));
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 

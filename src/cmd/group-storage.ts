@@ -6,12 +6,15 @@
 import { join } from 'node:path';
 import { Scheme } from '../storage/scheme.ts';
 import type { Storage } from '../storage/interface.ts';
-import { openSqliteStorage } from '../storage/sqlite/index.ts';
+import { type SqliteStorage, openSqliteStorage } from '../storage/sqlite/index.ts';
 
 export interface GroupStorage {
   group: string;
   path: string;
+  /** What the resources use (traced when tracing is on). */
   storage: Storage;
+  /** The database itself (its size for the storage metrics). */
+  backend: SqliteStorage;
   scheme: Scheme;
 }
 
@@ -33,7 +36,8 @@ export class GroupStorages {
     if (!g) {
       const scheme = new Scheme();
       const path = join(this.#dataDir, `${group}.db`);
-      g = { group, path, scheme, storage: this.#wrap(openSqliteStorage({ path, codec: scheme, synchronous: this.#synchronous })) };
+      const backend = openSqliteStorage({ path, codec: scheme, synchronous: this.#synchronous });
+      g = { group, path, scheme, backend, storage: this.#wrap(backend) };
       this.#groups.set(group, g);
     }
     return g;
