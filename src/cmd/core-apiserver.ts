@@ -137,11 +137,11 @@ export async function run(argv: string[]): Promise<number> {
     onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
     ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
   });
-  // RBAC objects live in their group's own database beside events.db; no TTL, compacted like the events history.
-  const groupStorages = new GroupStorages({ dataDir, synchronous: opts.sqliteSynchronous, ...(tracer ? { wrap: (s) => tracedStorage(s, groupKeyOwner) } : {}) });
   // The storage spans name the resource of a key: its scope's key root (filled once the resources are registered).
   const groupKeyOwners = new Map<string, KeyOwner>();
   const groupKeyOwner = (key: string) => groupKeyOwners.get(key.slice(0, key.indexOf('/', 1) + 1));
+  // RBAC objects live in their group's own database beside events.db; no TTL, compacted like the events history.
+  const groupStorages = new GroupStorages({ dataDir, synchronous: opts.sqliteSynchronous, ...(tracer ? { wrap: (s) => tracedStorage(s, groupKeyOwner) } : {}) });
   const rbacStorage = groupStorages.forGroup(RBAC_GROUP);
   const rbac = await startRbac({
     storage: rbacStorage.storage,
