@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYAML } from 'yaml';
 import { writeAdminKubeconfig } from '../src/cmd/kubeconfig.ts';
 import { importSigningKey, issueCertificate } from '../src/cmd/x509gen.ts';
@@ -297,6 +298,27 @@ describe('escalation prevention', () => {
     const r = await call(bob, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/c/roles', role('x', ['get']));
     assert.equal(r.status, 403);
     assert.match(r.body.message, /cannot create resource "roles" in API group "rbac.authorization.k8s.io" in the namespace "c"/);
+  });
+});
+
+describe('ClusterRole aggregation', () => {
+  it('a ClusterRole labelled aggregate-to-view extends view (and so edit and admin) until it is deleted', async () => {
+    const extra = { apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get'] };
+    // kubectl create checks resources against discovery, so this one is posted as it is.
+    const created = await s.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'widget-viewer' }, rules: [extra] });
+    assert.equal(created.status, 201);
+    await kubectl(['label', 'clusterrole', 'widget-viewer', 'rbac.authorization.k8s.io/aggregate-to-view=true']);
+    const rulesOf = async (name: string) => (await s.request('GET', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`)).json().rules as object[];
+    const until = async (cond: () => Promise<boolean>) => {
+      const deadline = Date.now() + 5000;
+      while (!(await cond())) {
+        if (Date.now() > deadline) assert.fail(`aggregation did not settle: view has ${JSON.stringify(await rulesOf('view'))}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    for (const role of ['view', 'edit', 'admin']) await until(async () => (await rulesOf(role)).some((r) => isDeepStrictEqual(r, extra)));
+    await kubectl(['delete', 'clusterrole', 'widget-viewer']);
+    for (const role of ['view', 'edit', 'admin']) await until(async () => !(await rulesOf(role)).some((r) => isDeepStrictEqual(r, extra)));
   });
 });
 
