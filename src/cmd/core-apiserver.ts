@@ -22,11 +22,14 @@ import type { Authenticator } from '../auth/authenticator/interface.ts';
 import { RequestHeaderAuthenticator, type RequestHeaderNames } from '../auth/authenticator/request-header.ts';
 import { BearerTokenAuthenticator, type TokenAuthenticator, TokenUnion } from '../auth/authenticator/token.ts';
 import { TokenFileAuthenticator } from '../auth/authenticator/token-file.ts';
-import { BasicUserAuthorizer } from '../auth/authorizer/basic-user.ts';
 import { registerSelfSubjectReviews } from '../registry/selfsubjectreviews/storage.ts';
 import { AuthenticationMetrics } from '../server/authentication-metrics.ts';
 import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
+import { AdmissionChain } from '../admission/chain.ts';
+import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
+import { GroupStorages } from './group-storage.ts';
+import { startRbac } from './rbac.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { APIServer } from '../server/server.ts';
@@ -180,14 +183,29 @@ export async function run(argv: string[]): Promise<number> {
   });
   registerVersionInfo(metrics, binaryVersion(), majorMinor(EMULATION_VERSION), majorMinor(MIN_COMPATIBILITY_VERSION));
   const stopProcessMetrics = registerProcessMetrics(metrics);
+  const resourceMetrics = recording ? { cache: new CacherMetrics(metrics), storage: new StorageMetrics(metrics) } : undefined;
   const events = await registerEvents(storage, {
     ttlSeconds,
     onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
-    ...(recording ? { metrics: { cache: new CacherMetrics(metrics), storage: new StorageMetrics(metrics) } } : {}),
+    ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
   });
-  registerStorageSize(metrics, backend, dbPath);
+  // The storage spans name the resource of a key: its scope's key root (filled once the resources are registered).
+  const groupKeyOwners = new Map<string, KeyOwner>();
+  const groupKeyOwner = (key: string) => groupKeyOwners.get(key.slice(0, key.indexOf('/', 1) + 1));
+  // RBAC objects live in their group's own database beside events.db; no TTL, compacted like the events history.
+  const groupStorages = new GroupStorages({ dataDir, synchronous: opts.sqliteSynchronous, ...(tracer ? { wrap: (s) => tracedStorage(s, groupKeyOwner) } : {}) });
+  const rbacStorage = groupStorages.forGroup(RBAC_GROUP);
+  const rbac = await startRbac({
+    storage: rbacStorage.storage,
+    scheme: rbacStorage.scheme,
+    privilegedGroups: [GROUP_MASTERS],
+    onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
+    ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
+  });
   if (recording) watchSettings.metrics = new WatchMetrics(metrics);
-  const compactor = startCompactor(storage, { retentionMs: Math.max(opts.eventTtlMs, 75_000) });
+  for (const r of Object.values(rbac.resources)) groupKeyOwners.set(r.store.prefix(''), { group: r.scope.group, resource: r.scope.resource, type: r.scope.kind });
+  registerStorageSize(metrics, backend, dbPath, ...groupStorages.all().map((g) => ({ storage: g.backend, endpoint: g.path })));
+  const compactors = [storage, rbacStorage.storage].map((s) => startCompactor(s, { retentionMs: Math.max(opts.eventTtlMs, 75_000) }));
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
   // Loaded before serving: a bad file stops the start with upstream's message.
@@ -196,16 +214,16 @@ export async function run(argv: string[]): Promise<number> {
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
   health.add('log', logBlockedCheck(), ['healthz', 'livez', 'readyz']);
-  health.add(storage.name, () => storage.readinessCheck(), ['healthz', 'livez', 'readyz']);
+  health.add(storage.name, async () => void (await Promise.all([storage.readinessCheck(), groupStorages.readinessCheck()])), ['healthz', 'livez', 'readyz']);
 
   let address = `${opts.bindAddress}:${opts.securePort}`;
   // core/v1 Events: the same stored objects under the older field names (kubectl events, get events, k9s).
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
-  const scopes = [events.scope, coreEvents.scope, ...registerSelfSubjectReviews()];
+  const scopes = [events.scope, coreEvents.scope, ...registerSelfSubjectReviews(), ...rbac.scopes];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
-  registerObjectCounts(metrics, [events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
+  registerObjectCounts(metrics, [events, coreEvents, ...Object.values(rbac.resources)].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
   const authenticationMetrics = new AuthenticationMetrics(metrics);
   // The file's `anonymous` section wins over --anonymous-auth, which may then not be given at all (upstream).
   const fileAnonymous = jwt?.anonymous;
@@ -227,6 +245,9 @@ export async function run(argv: string[]): Promise<number> {
     flags: () => [...flagRegistry().values()],
     configz: () => effectiveConfig(opts, { dataDir, port: servingPort }),
   });
+  // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode), then
+  // RBAC; a request neither allows ends with NoOpinion: 403.
+  const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), rbac.authorizer]);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -242,10 +263,8 @@ export async function run(argv: string[]): Promise<number> {
     authenticator: authn.authenticator,
     ...(authn.requestHeaders ? { requestHeaders: authn.requestHeaders } : {}),
     ...(recording ? { authenticationMetrics } : {}),
-    // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode);
-    // then what RBAC's system:basic-user grants every authenticated user (SelfSubjectReview) until RBAC exists; every
-    // other request ends with NoOpinion: 403.
-    authorizer: new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), new BasicUserAuthorizer()]),
+    authorizer,
+    admission: new AdmissionChain([rbac.escalation(() => authorizer)]),
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,
@@ -274,12 +293,14 @@ export async function run(argv: string[]): Promise<number> {
       health.setShuttingDown();
       if (opts.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
       await server.shutdown(60_000);
-      compactor.stop();
+      for (const c of compactors) c.stop();
       stopInflightGauge();
       jwt?.stop();
       stopProcessMetrics();
       events.cacher.stop();
+      rbac.stop();
       await storage.close();
+      await groupStorages.close();
       await tracing?.shutdown();
       log.info('Shutdown complete');
       log.flush();

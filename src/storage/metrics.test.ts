@@ -120,6 +120,12 @@ describe('storage metrics (kvstore_*, apiserver_storage_*)', () => {
       const shown = new Registry({ version: '1.36.0', showHiddenMetricsForVersion: '1.35' });
       registerStorageSize(shown, db, join(dir, 'x.db'));
       assert.match(writeText(shown.collect()), new RegExp(`^apiserver_storage_db_total_size_in_bytes\\{endpoint="${join(dir, 'x.db').replace(/[.\\/]/g, '\\$&')}"\\} ${bytes}$`, 'm'));
+      // Each further database (one per API group beside the events one) is the next index.
+      const other = openSqliteStorage({ path: join(dir, 'y.db'), codec: jsonCodec });
+      const two = new Registry({ version: '1.36.0' });
+      registerStorageSize(two, db, join(dir, 'x.db'), { storage: other, endpoint: join(dir, 'y.db') });
+      assert.match(writeText(two.collect()), /^apiserver_storage_size_bytes\{storage_cluster_id="sqlite-1"\} \d+$/m);
+      await other.close();
     } finally {
       await db.close();
       rmSync(dir, { recursive: true, force: true });

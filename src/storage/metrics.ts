@@ -128,25 +128,28 @@ export interface SizedStorage {
 
 /**
  * `apiserver_storage_size_bytes{storage_cluster_id}` and the deprecated (hidden) `apiserver_storage_db_total_size_in_bytes
- * {endpoint}`, read at scrape time. Upstream names each configured etcd cluster `etcd-<index>`; the one SQLite database
- * is `<backend>-0` (`sqlite-0`), stable across restarts and data directories, as upstream's id is. The endpoint of the
- * deprecated metric is where the database lives: its file path (upstream: the etcd endpoint URL). A size that cannot
- * be read leaves the series out, as upstream skips a monitor that fails.
+ * {endpoint}`, read at scrape time. Upstream names each configured etcd cluster `etcd-<index>` (the main one first, then
+ * the overrides); here each SQLite database is `<backend>-<index>` (`sqlite-0` the events database, then one per other
+ * API group), stable across restarts and data directories, as upstream's id is. The endpoint of the deprecated metric
+ * is where the database lives: its file path (upstream: the etcd endpoint URL). A size that cannot be read leaves the
+ * series out, as upstream skips a monitor that fails.
  */
-export function registerStorageSize(registry: Registry, storage: SizedStorage, endpoint: string): void {
+export function registerStorageSize(registry: Registry, storage: SizedStorage, endpoint: string, ...more: { storage: SizedStorage; endpoint: string }[]): void {
   const size = registry.gauge('apiserver_storage_size_bytes', 'Size of the storage database file physically allocated in bytes.');
   const legacy = registry.gauge('apiserver_storage_db_total_size_in_bytes', 'Total size of the storage database file physically allocated in bytes.');
-  const id = `${storage.name}-0`;
-  let series: { size: GaugeSeries; legacy: GaugeSeries } | undefined;
-  registry.onCollect(() => {
-    let bytes: number;
-    try {
-      bytes = storage.sizeBytes();
-    } catch {
-      return;
-    }
-    series ??= { size: size.with(id), legacy: legacy.with(endpoint) };
-    series.size.set(bytes);
-    series.legacy.set(bytes);
+  [{ storage, endpoint }, ...more].forEach((db, i) => {
+    const id = `${db.storage.name}-${i}`;
+    let series: { size: GaugeSeries; legacy: GaugeSeries } | undefined;
+    registry.onCollect(() => {
+      let bytes: number;
+      try {
+        bytes = db.storage.sizeBytes();
+      } catch {
+        return;
+      }
+      series ??= { size: size.with(id), legacy: legacy.with(db.endpoint) };
+      series.size.set(bytes);
+      series.legacy.set(bytes);
+    });
   });
 }

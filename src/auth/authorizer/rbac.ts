@@ -1,0 +1,30 @@
+/**
+ * The RBAC authorizer (upstream `plugin/pkg/auth/authorizer/rbac/rbac.go`): allows a request when some rule of a
+ * role bound to the user covers it — ClusterRoleBindings everywhere, RoleBindings in their namespace — and has no
+ * opinion otherwise, so later authorizers may still decide. It never denies. Reads come from an RbacSource kept in
+ * memory from the watch caches, so a decision costs no I/O.
+ */
+import { aggregateErrors } from '../aggregate.ts';
+import { ruleAllows } from '../../apis/rbac/v1/evaluation.ts';
+import { type RbacSource, visitRulesFor } from '../../apis/rbac/v1/resolver.ts';
+import { type Attributes, type AuthorizationResult, type Authorizer, NO_OPINION } from './interface.ts';
+
+export class RBACAuthorizer implements Authorizer {
+  readonly #source: RbacSource;
+
+  constructor(source: RbacSource) {
+    this.#source = source;
+  }
+
+  authorize(a: Attributes): AuthorizationResult {
+    let reason = '';
+    const errors = visitRulesFor(this.#source, a.user, a.namespace, (source, rule) => {
+      if (!ruleAllows(a, rule)) return true;
+      reason = `RBAC: allowed by ${source()}`;
+      return false;
+    });
+    if (reason) return { decision: 'Allow', reason };
+    // Missing roles are no reason to deny: they are named so the user sees why the binding did not help.
+    return errors.length ? { decision: 'NoOpinion', reason: `RBAC: ${aggregateErrors(errors).message}` } : NO_OPINION;
+  }
+}

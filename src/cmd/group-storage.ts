@@ -1,0 +1,57 @@
+/**
+ * Durable storage for API groups other than Events: one SQLite file per group under the data dir
+ * (`<group>.db`), each shared by its group's resources through a Scheme. Kept apart from events.db so that the
+ * Events write rate, TTL sweeps and compaction never delay or bloat them.
+ */
+import { join } from 'node:path';
+import { Scheme } from '../storage/scheme.ts';
+import type { Storage } from '../storage/interface.ts';
+import { type SqliteStorage, openSqliteStorage } from '../storage/sqlite/index.ts';
+
+export interface GroupStorage {
+  group: string;
+  path: string;
+  /** What the resources use (traced when tracing is on). */
+  storage: Storage;
+  /** The database itself (its size for the storage metrics). */
+  backend: SqliteStorage;
+  scheme: Scheme;
+}
+
+export class GroupStorages {
+  readonly #dataDir: string;
+  readonly #synchronous: 'NORMAL' | 'FULL';
+  readonly #wrap: (s: Storage) => Storage;
+  readonly #groups = new Map<string, GroupStorage>();
+
+  constructor(opts: { dataDir: string; synchronous: 'NORMAL' | 'FULL'; wrap?: (s: Storage) => Storage }) {
+    this.#dataDir = opts.dataDir;
+    this.#synchronous = opts.synchronous;
+    this.#wrap = opts.wrap ?? ((s) => s);
+  }
+
+  /** The group's storage, opened on first use. */
+  forGroup(group: string): GroupStorage {
+    let g = this.#groups.get(group);
+    if (!g) {
+      const scheme = new Scheme();
+      const path = join(this.#dataDir, `${group}.db`);
+      const backend = openSqliteStorage({ path, codec: scheme, synchronous: this.#synchronous });
+      g = { group, path, scheme, backend, storage: this.#wrap(backend) };
+      this.#groups.set(group, g);
+    }
+    return g;
+  }
+
+  all(): GroupStorage[] {
+    return [...this.#groups.values()];
+  }
+
+  async readinessCheck(): Promise<void> {
+    await Promise.all(this.all().map((g) => g.storage.readinessCheck()));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all().map((g) => g.storage.close()));
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The bootstrap roles and bindings the server creates and reconciles at start (upstream
+ * `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go`), narrowed to what this server serves: Events (in
+ * events.cluster.io and the core group, the same objects), the RBAC kinds, the review kinds, and the discovery,
+ * health, version, metrics and debugging paths. As upstream, view/edit/admin read Events and none writes them;
+ * writers bind `system:event-writer`.
+ */
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from '../../apis/rbac/v1/types.ts';
+import { AUTOUPDATE_ANNOTATION, GROUP, GROUP_KIND, GROUP_VERSION } from '../../apis/rbac/v1/types.ts';
+
+const READ = ['get', 'list', 'watch'];
+const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
+/** Both groups in which Events are served. */
+const EVENT_GROUPS = ['', 'events.cluster.io'];
+
+const BOOTSTRAP_LABELS = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
+const AGGREGATE_TO = (role: string) => `rbac.authorization.k8s.io/aggregate-to-${role}`;
+
+function clusterRole(name: string, rules: PolicyRule[], extra: Partial<ClusterRole> & { labels?: Record<string, string> } = {}): ClusterRole {
+  const { labels, ...rest } = extra;
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: 'ClusterRole',
+    metadata: { name, labels: { ...BOOTSTRAP_LABELS, ...labels }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    rules,
+    ...rest,
+  };
+}
+
+function aggregated(name: string, to: string, labels: Record<string, string> = {}): ClusterRole {
+  return clusterRole(name, [], { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [AGGREGATE_TO(to)]: 'true' } }] }, labels });
+}
+
+const group = (name: string): Subject => ({ kind: GROUP_KIND, apiGroup: GROUP, name });
+
+function binding(name: string, role: string, subjects: Subject[]): ClusterRoleBinding {
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: 'ClusterRoleBinding',
+    metadata: { name, labels: { ...BOOTSTRAP_LABELS }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    subjects,
+    roleRef: { apiGroup: GROUP, kind: 'ClusterRole', name: role },
+  };
+}
+
+export const BOOTSTRAP_CLUSTER_ROLES: ClusterRole[] = [
+  clusterRole('cluster-admin', [
+    { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+    { verbs: ['*'], nonResourceURLs: ['*'] },
+  ]),
+  clusterRole('system:discovery', [
+    { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] },
+  ]),
+  clusterRole('system:basic-user', [
+    { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+    { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
+  ]),
+  clusterRole('system:public-info-viewer', [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] }]),
+  clusterRole('system:monitoring', [
+    {
+      verbs: ['get'],
+      nonResourceURLs: ['/metrics', '/metrics/slis', '/statusz', '/flagz', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'],
+    },
+  ]),
+  aggregated('admin', 'admin'),
+  aggregated('edit', 'edit', { [AGGREGATE_TO('admin')]: 'true' }),
+  aggregated('view', 'view', { [AGGREGATE_TO('edit')]: 'true' }),
+  clusterRole(
+    'system:aggregate-to-admin',
+    [
+      { verbs: [...READ, ...WRITE], apiGroups: [GROUP], resources: ['rolebindings', 'roles'] },
+      { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['localsubjectaccessreviews'] },
+    ],
+    { labels: { [AGGREGATE_TO('admin')]: 'true' } },
+  ),
+  // upstream's edit writes workloads; Events are not among them, and nothing else here is edit's.
+  clusterRole('system:aggregate-to-edit', [], { labels: { [AGGREGATE_TO('edit')]: 'true' } }),
+  clusterRole('system:aggregate-to-view', [{ verbs: READ, apiGroups: EVENT_GROUPS, resources: ['events'] }], { labels: { [AGGREGATE_TO('view')]: 'true' } }),
+  // Everything but reading, which view grants: a team bound to view (or edit) and this one owns its namespace's Events.
+  clusterRole('system:event-writer', [{ verbs: WRITE, apiGroups: EVENT_GROUPS, resources: ['events'] }]),
+];
+
+export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: ClusterRoleBinding[] = [
+  binding('cluster-admin', 'cluster-admin', [group('system:masters')]),
+  binding('system:discovery', 'system:discovery', [group('system:authenticated')]),
+  binding('system:basic-user', 'system:basic-user', [group('system:authenticated')]),
+  binding('system:public-info-viewer', 'system:public-info-viewer', [group('system:authenticated'), group('system:unauthenticated')]),
+  binding('system:monitoring', 'system:monitoring', [group('system:monitoring')]),
+];
