@@ -5,7 +5,7 @@
  *
  * Wiring (not done here): `newJWTAuthenticators(loaded, opts)` with the result of loadAuthenticationConfiguration;
  * use `.tokenAuthenticator` (cached) inside a union with the other token authenticators under one
- * BearerTokenAuthenticator, or `.authenticate(req)` directly when JWTs are the only tokens. `close()` on reload or
+ * BearerTokenAuthenticator (token.ts), or `.authenticate(req)` directly when JWTs are the only tokens. `close()` on reload or
  * shutdown stops the background discovery. `healthCheck()` is upstream's per-issuer readiness, for /readyz and
  * for the reload path (which waits for the new issuers before swapping). It throws (at start-up, as upstream) for
  * an issuer with `egressSelectorType`, which needs an egress selector this server does not have.
@@ -13,7 +13,7 @@
 import type { CompiledAuthenticationConfiguration, CompiledJWTAuthenticator } from '../../../config/authentication-validation.ts';
 import type { AuthenticationResult, Authenticator, AuthenticatorRequest } from '../interface.ts';
 import { NO_CREDENTIALS } from '../interface.ts';
-import { BearerTokenAuthenticator } from './bearer.ts';
+import { BearerTokenAuthenticator, TokenUnion } from '../token.ts';
 import { IssuerAuthenticator, type IssuerAuthenticatorOptions } from './issuer-authenticator.ts';
 import { CachedTokenAuthenticator, SUCCESS_TTL_MS, type TokenAuthenticator } from './token-cache.ts';
 
@@ -33,7 +33,7 @@ export class JWTAuthenticators implements Authenticator, TokenAuthenticator {
     const ttl = opts.successCacheTTLMs ?? SUCCESS_TTL_MS;
     const uncached: TokenAuthenticator = { authenticateToken: (t) => this.#authenticateToken(t) };
     this.tokenAuthenticator = ttl > 0 ? new CachedTokenAuthenticator(uncached, ttl, opts.now) : uncached;
-    this.#bearer = new BearerTokenAuthenticator(this.tokenAuthenticator);
+    this.#bearer = new BearerTokenAuthenticator(new TokenUnion([this.tokenAuthenticator]));
   }
 
   /** A bearer token of one of the issuers, through the cache. */
