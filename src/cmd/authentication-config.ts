@@ -85,8 +85,8 @@ export class ReloadingJWTAuthenticator implements Authenticator {
     return this.#current.authenticate(req);
   }
 
-  /** A bearer token for the token union (through the issuers' 10 s success cache). */
-  authenticateToken(token: string): Promise<AuthenticationResult> {
+  /** A bearer token for the token union (the server's token cache is in front of the union). */
+  authenticateToken(token: string): AuthenticationResult | Promise<AuthenticationResult> {
     return this.#current.authenticateToken(token);
   }
 
@@ -171,7 +171,8 @@ export class ReloadingJWTAuthenticator implements Authenticator {
   }
 
   #build(compiled: CompiledAuthenticationConfiguration): JWTAuthenticators {
-    return newJWTAuthenticators(compiled, { onResult: this.#onResult });
+    // No cache of their own: the server's token cache stands in front of the whole token union, as upstream's.
+    return newJWTAuthenticators(compiled, { onResult: this.#onResult, successCacheTTLMs: 0 });
   }
 
   #watch(): void {

@@ -22,6 +22,7 @@ import type { Authenticator } from '../auth/authenticator/interface.ts';
 import { RequestHeaderAuthenticator, type RequestHeaderNames } from '../auth/authenticator/request-header.ts';
 import { BearerTokenAuthenticator, type TokenAuthenticator, TokenUnion } from '../auth/authenticator/token.ts';
 import { TokenFileAuthenticator } from '../auth/authenticator/token-file.ts';
+import { CachedTokenAuthenticator, TokenCacheMetrics } from '../auth/authenticator/token-cache.ts';
 import { registerSelfSubjectReviews } from '../registry/selfsubjectreviews/storage.ts';
 import { AuthenticationMetrics } from '../server/authentication-metrics.ts';
 import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
@@ -110,6 +111,7 @@ function buildAuthenticator(
   metrics: AuthenticationMetrics | undefined,
   jwt: readonly TokenAuthenticator[],
   anonymous: { enabled: boolean; paths?: readonly string[] },
+  tokenCacheMetrics: TokenCacheMetrics | undefined,
 ): { authenticator: Authenticator; tokens: TokenUnion; requestHeaders?: RequestHeaderNames; requestHeaderCA?: string } {
   const rh = opts.requestHeader;
   const requestHeaderCA = rh.clientCaFile ? loadRequestHeaderCaFile(rh.clientCaFile) : undefined;
@@ -128,7 +130,8 @@ function buildAuthenticator(
   );
   const tokens = new TokenUnion();
   tokens.set([...(opts.tokenAuthFile ? [TokenFileAuthenticator.fromFile(opts.tokenAuthFile, (m) => log.warning(m))] : []), ...jwt]);
-  authenticators.push(new BearerTokenAuthenticator(tokens));
+  // Upstream's token cache in front of the whole union (10 s for successes, single-flight for misses).
+  authenticators.push(new BearerTokenAuthenticator(tokens, new CachedTokenAuthenticator(tokens, { metrics: tokenCacheMetrics })));
   const union = new UnionAuthenticator(authenticators);
   return {
     authenticator: anonymous.enabled ? new AnonymousFallback(union, anonymous.paths) : union,
@@ -231,7 +234,7 @@ export async function run(argv: string[]): Promise<number> {
   const conflict = anonymousFlagConflict(fileAnonymous, opts.anonymousAuthSet);
   if (conflict) throw new Error(aggregateText([conflict]));
   const anonymous = fileAnonymous ? { enabled: fileAnonymous.enabled, paths: fileAnonymous.conditions.map((c) => c.path) } : { enabled: opts.anonymousAuth };
-  const authn = buildAuthenticator(opts, tls.clientCA, recording ? authenticationMetrics : undefined, jwt ? [jwt] : [], anonymous);
+  const authn = buildAuthenticator(opts, tls.clientCA, recording ? authenticationMetrics : undefined, jwt ? [jwt] : [], anonymous, recording ? new TokenCacheMetrics(metrics) : undefined);
   let servingPort = opts.securePort;
   const zpages = installZpages({
     statusz: {
