@@ -5,6 +5,10 @@ import { aggregateText } from '../apimachinery/field.ts';
 import { anonymousFlagConflict } from '../config/authentication-reload.ts';
 import { randomUUID } from 'node:crypto';
 import { ReloadingJWTAuthenticator } from './authentication-config.ts';
+import { oidcFlagsToAuthenticationConfiguration } from '../config/authentication-oidc-flags.ts';
+import { compileAuthenticationConfiguration } from '../config/authentication.ts';
+import { type JWTAuthenticators, newJWTAuthenticators } from '../auth/authenticator/jwt/jwt-authenticators.ts';
+import { JWTMetrics } from '../auth/authenticator/jwt/metrics.ts';
 import { readAllowListManifest, toAllowList } from '../metrics/allow-list.ts';
 import { registerProcessMetrics } from '../metrics/process.ts';
 import { mkdirSync } from 'node:fs';
@@ -141,6 +145,20 @@ function buildAuthenticator(
   };
 }
 
+/**
+ * The JWT authenticator of the `--oidc-*` flags, or undefined without `--oidc-issuer-url`. Built from the
+ * AuthenticationConfiguration entry the flags stand for (authentication-oidc-flags.ts), validated and compiled as a
+ * file's would be: a bad value stops the start with that validation's text.
+ */
+function oidcFlagsAuthenticator(flags: ServerOptions['oidc'], registry: Registry, apiserverID: string): JWTAuthenticators | undefined {
+  const built = oidcFlagsToAuthenticationConfiguration(flags);
+  if (!built) return undefined;
+  const compiled = compileAuthenticationConfiguration(built.config);
+  const metrics = new JWTMetrics(registry, apiserverID, { jwksMetrics: featureGates.enabled('StructuredAuthenticationConfigurationJWKSMetrics') });
+  // No cache of its own: the server's token cache is in front of the token union.
+  return newJWTAuthenticators(compiled, { ...metrics.hooks, successCacheTTLMs: 0, signingAlgorithms: built.signingAlgorithms });
+}
+
 /** Upstream's statusz reports when the process began, not when serving did. */
 const PROCESS_START = new Date(Date.now() - process.uptime() * 1000);
 
@@ -213,7 +231,10 @@ export async function run(argv: string[]): Promise<number> {
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
   // Loaded before serving: a bad file stops the start with upstream's message.
-  const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID: `apiserver-${randomUUID()}` }) : undefined;
+  const apiserverID = `apiserver-${randomUUID()}`;
+  const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID }) : undefined;
+  // Or the legacy --oidc-* flags (flags.ts refuses both): the same authenticator, from the entry they stand for.
+  const oidc = jwt ? undefined : oidcFlagsAuthenticator(opts.oidc, metrics, apiserverID);
 
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
@@ -234,7 +255,7 @@ export async function run(argv: string[]): Promise<number> {
   const conflict = anonymousFlagConflict(fileAnonymous, opts.anonymousAuthSet);
   if (conflict) throw new Error(aggregateText([conflict]));
   const anonymous = fileAnonymous ? { enabled: fileAnonymous.enabled, paths: fileAnonymous.conditions.map((c) => c.path) } : { enabled: opts.anonymousAuth };
-  const authn = buildAuthenticator(opts, tls.clientCA, recording ? authenticationMetrics : undefined, jwt ? [jwt] : [], anonymous, recording ? new TokenCacheMetrics(metrics) : undefined);
+  const authn = buildAuthenticator(opts, tls.clientCA, recording ? authenticationMetrics : undefined, jwt ? [jwt] : oidc ? [oidc] : [], anonymous, recording ? new TokenCacheMetrics(metrics) : undefined);
   let servingPort = opts.securePort;
   const zpages = installZpages({
     statusz: {
@@ -300,6 +321,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const c of compactors) c.stop();
       stopInflightGauge();
       jwt?.stop();
+      oidc?.close();
       stopProcessMetrics();
       events.cacher.stop();
       rbac.stop();
