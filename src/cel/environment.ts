@@ -11,6 +11,7 @@ import { charge, withBudget } from './cost.ts';
 import { registerTwoVariableComprehensions } from './comprehensions.ts';
 import { registerKubernetesLibrary } from './library.ts';
 import { registerSemverLibrary } from './library-semver.ts';
+import { registerFormatLibrary } from './library-format.ts';
 
 /** The name of the function used once to reach the library's evaluator (see instrument()). */
 const PROBE = '__cost_probe__';
@@ -20,6 +21,7 @@ export function newEnvironment(declare: (env: Environment) => void): Environment
   const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
   registerKubernetesLibrary(env);
   registerSemverLibrary(env);
+  registerFormatLibrary(env);
   registerTwoVariableComprehensions(env);
   declare(env);
   instrument(env);
