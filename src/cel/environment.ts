@@ -12,6 +12,7 @@ import { registerTwoVariableComprehensions } from './comprehensions.ts';
 import { registerKubernetesLibrary } from './library.ts';
 import { registerSemverLibrary } from './library-semver.ts';
 import { registerFormatLibrary } from './library-format.ts';
+import { registerIPLibrary } from './library-ip.ts';
 
 /** The name of the function used once to reach the library's evaluator (see instrument()). */
 const PROBE = '__cost_probe__';
@@ -22,6 +23,7 @@ export function newEnvironment(declare: (env: Environment) => void): Environment
   registerKubernetesLibrary(env);
   registerSemverLibrary(env);
   registerFormatLibrary(env);
+  registerIPLibrary(env);
   registerTwoVariableComprehensions(env);
   declare(env);
   instrument(env);

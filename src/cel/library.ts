@@ -11,8 +11,8 @@
  * - regex: `find`, `findAll` (JavaScript regular expressions stand in for RE2: the same for the common syntax);
  * - URLs: `url`, `isURL`, `getScheme`, `getHost`, `getHostname`, `getPort`, `getEscapedPath`, `getQuery`.
  *
- * `format` is in library-format.ts and semver in library-semver.ts; two-variable comprehensions are in
- * comprehensions.ts. Not here (documented gaps): quantity, IP/CIDR and authz.
+ * `format` is in library-format.ts, semver in library-semver.ts, IP/CIDR in library-ip.ts; two-variable
+ * comprehensions are in comprehensions.ts. Not here (documented gaps): quantity and authz.
  *
  * cel-js rejects dotted function names, so `sets.x(…)` is a method of a constant `sets` of a namespace type, the way
  * the library itself provides `optional.of(…)`. Functions that walk their input charge its size to the cost meter.
