@@ -17,7 +17,7 @@ import { loadAuthenticationConfiguration, type LoadedAuthenticationConfiguration
 import { decideReload } from '../config/authentication-reload.ts';
 import type { CompiledAuthenticationConfiguration } from '../config/authentication-validation.ts';
 import type { Registry } from '../metrics/registry.ts';
-import { JWTMetrics } from '../auth/authenticator/jwt/metrics.ts';
+import { JWTMetrics } from '../server/authentication-metrics.ts';
 import { featureGates } from '../features.ts';
 import { log } from '../util/log.ts';
 

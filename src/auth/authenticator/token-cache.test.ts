@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { Registry } from '../../metrics/registry.ts';
 import { writeText } from '../../metrics/text.ts';
 import { type AuthenticationResult, NO_CREDENTIALS } from './interface.ts';
-import { CachedTokenAuthenticator, TokenCacheMetrics } from './token-cache.ts';
+import { CachedTokenAuthenticator } from './token-cache.ts';
+import { TokenCacheMetrics } from '../../server/authentication-metrics.ts';
 import type { Answer } from './union.ts';
 
 const alice: AuthenticationResult = { user: { name: 'alice', groups: ['system:authenticated'] } };

@@ -17,8 +17,6 @@
  * authentications running) and `{status=blocked}` (lookups that missed and wait for one, the fetching one included).
  */
 import { hash, randomBytes } from 'node:crypto';
-import type { CounterSeries, GaugeSeries, HistogramSeries } from '../../metrics/metric.ts';
-import type { Registry } from '../../metrics/registry.ts';
 import type { AuthenticationResult } from './interface.ts';
 import type { TokenAuthenticator } from './token.ts';
 import type { Answer } from './union.ts';
@@ -31,10 +29,8 @@ export const SHARED_LOOKUP_TIMEOUT_MS = 30_000;
  * "32k entries") only matters if that many distinct valid tokens are used within one TTL. Oldest out first.
  */
 const MAX_ENTRIES = 32 * 1024;
-/** prometheus.DefBuckets: upstream's histogram sets no buckets of its own. */
-const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** What the cache reports; TokenCacheMetrics records it in the catalogue's metrics. */
+/** What the cache reports; TokenCacheMetrics (server/authentication-metrics.ts) records it in the catalogue's metrics. */
 export interface TokenCacheRecorder {
   /** One lookup finished: served from the cache or not, after how many seconds. */
   request(hit: boolean, seconds: number): void;
@@ -43,51 +39,6 @@ export interface TokenCacheRecorder {
   fetchStarted(): void;
   /** A shared authentication finished; `ok` when it gave no error. */
   fetchDone(ok: boolean): void;
-}
-
-export class TokenCacheMetrics implements TokenCacheRecorder {
-  readonly #hit: CounterSeries;
-  readonly #miss: CounterSeries;
-  readonly #hitSeconds: HistogramSeries;
-  readonly #missSeconds: HistogramSeries;
-  readonly #ok: CounterSeries;
-  readonly #error: CounterSeries;
-  readonly #inFlight: GaugeSeries;
-  readonly #blocked: GaugeSeries;
-
-  constructor(registry: Registry) {
-    // Upstream gives these no help text: their HELP is the stability prefix alone.
-    const requests = registry.counter('authentication_token_cache_request_total', '');
-    const duration = registry.histogram('authentication_token_cache_request_duration_seconds', '', DEFAULT_BUCKETS);
-    const fetches = registry.counter('authentication_token_cache_fetch_total', '');
-    const active = registry.gauge('authentication_token_cache_active_fetch_count', '');
-    this.#hit = requests.with('hit');
-    this.#miss = requests.with('miss');
-    this.#hitSeconds = duration.with('hit');
-    this.#missSeconds = duration.with('miss');
-    this.#ok = fetches.with('ok');
-    this.#error = fetches.with('error');
-    this.#inFlight = active.with('in_flight');
-    this.#blocked = active.with('blocked');
-  }
-
-  request(hit: boolean, seconds: number): void {
-    (hit ? this.#hit : this.#miss).inc();
-    (hit ? this.#hitSeconds : this.#missSeconds).observe(seconds);
-  }
-
-  blocked(delta: 1 | -1): void {
-    this.#blocked.inc(delta);
-  }
-
-  fetchStarted(): void {
-    this.#inFlight.inc();
-  }
-
-  fetchDone(ok: boolean): void {
-    (ok ? this.#ok : this.#error).inc();
-    this.#inFlight.dec();
-  }
 }
 
 export interface CachedTokenAuthenticatorOptions {

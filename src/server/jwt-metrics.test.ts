@@ -5,13 +5,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { decodeAuthenticationConfiguration } from '../../../config/authentication.ts';
-import { compileAndValidateAuthenticationConfiguration } from '../../../config/authentication-validation.ts';
-import { Registry } from '../../../metrics/registry.ts';
-import { writeText } from '../../../metrics/text.ts';
-import { newJWTAuthenticators } from './jwt-authenticators.ts';
-import { hashLabel, JWTMetrics } from './metrics.ts';
-import { newKeyPair, type SigningKeyPair, TestOIDCIssuer } from './testing/oidc-issuer.ts';
+import { decodeAuthenticationConfiguration } from '../config/authentication.ts';
+import { compileAndValidateAuthenticationConfiguration } from '../config/authentication-validation.ts';
+import { Registry } from '../metrics/registry.ts';
+import { writeText } from '../metrics/text.ts';
+import { newJWTAuthenticators } from '../auth/authenticator/jwt/jwt-authenticators.ts';
+import { hashLabel, JWTMetrics } from './authentication-metrics.ts';
+import { newKeyPair, type SigningKeyPair, TestOIDCIssuer } from '../auth/authenticator/jwt/testing/oidc-issuer.ts';
 
 const sha = (s: string) => `sha256:${createHash('sha256').update(s).digest('hex')}`;
 const APISERVER_ID = 'apiserver-test';
