@@ -13,6 +13,7 @@ import { registerKubernetesLibrary } from './library.ts';
 import { registerSemverLibrary } from './library-semver.ts';
 import { registerFormatLibrary } from './library-format.ts';
 import { registerIPLibrary } from './library-ip.ts';
+import { registerQuantityLibrary } from './library-quantity.ts';
 
 /** The name of the function used once to reach the library's evaluator (see instrument()). */
 const PROBE = '__cost_probe__';
@@ -24,6 +25,7 @@ export function newEnvironment(declare: (env: Environment) => void): Environment
   registerSemverLibrary(env);
   registerFormatLibrary(env);
   registerIPLibrary(env);
+  registerQuantityLibrary(env);
   registerTwoVariableComprehensions(env);
   declare(env);
   instrument(env);
