@@ -17,7 +17,8 @@
  *     audit goes here, with failed-authentication audit beside the 401
  *   withRequestDeadline    404 for a path its attributes could not be parsed from, 400 for a bad `?timeout=`;
  *                          504 when the handler has not answered in time
- *     impersonation goes here
+ *   withImpersonation      Impersonate-User/-Group/-Uid/-Extra-*: each authorized with the verb impersonate (403
+ *                          otherwise, 400 for groups without a user); the rest of the chain sees the impersonated user
  *   withMaxInFlightLimit   429 over --max-requests-inflight / --max-mutating-requests-inflight (priority and
  *                          fairness would take its place)
  *   withAuthorization      403 unless allowed
@@ -43,6 +44,7 @@ import { withCacheControl } from './filters/cache-control.ts';
 import type { AuthenticationRecorder, ChainMetrics } from './filters/filter-latency.ts';
 import type { RequestHeaderNames } from '../auth/authenticator/request-header.ts';
 import { withHTTPLogging } from './filters/http-logging.ts';
+import { withImpersonation } from './filters/impersonation.ts';
 import { type MaxInflight, withMaxInFlightLimit } from './filters/maxinflight.ts';
 import { withPanicRecovery } from './filters/panic-recovery.ts';
 import { withRequestDeadline } from './filters/request-deadline.ts';
@@ -73,6 +75,7 @@ export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): H
   let handler = apiHandler;
   handler = withAuthorization(handler, tracer ? tracedAuthorizer(c.authorizer) : c.authorizer, c.metrics);
   handler = withMaxInFlightLimit(handler, c.maxInFlight, c.metrics);
+  handler = withImpersonation(handler, tracer ? tracedAuthorizer(c.authorizer) : c.authorizer);
   handler = withRequestDeadline(handler, c.requestTimeoutMs, c.metrics);
   if (tracer) handler = withTracing(handler, tracer);
   handler = withAuthentication(handler, tracer ? timedAuthenticator(c.authenticator) : c.authenticator, { latency: c.metrics, metrics: c.authenticationMetrics, requestHeaders: c.requestHeaders });
