@@ -8,8 +8,53 @@ import type { AccessReview, FieldSelectorAttributes, LabelSelectorAttributes, Re
 import { parseFieldSelector } from '../../apimachinery/fields/selector.ts';
 import { parseLabelSelector } from '../../apimachinery/labels/selector.ts';
 import { isLabelValue, isQualifiedName } from '../../apimachinery/validation/content.ts';
-import type { UserInfo } from '../../auth/authenticator/user.ts';
-import type { Attributes, AuthorizationResult, Authorizer } from '../../auth/authorizer/interface.ts';
+
+/**
+ * The authorizer's contract as the reviews see it: the shapes of src/auth's UserInfo, Attributes and
+ * AuthorizationResult, restated here because the registry does not import the auth layer (as the RBAC escalation
+ * check takes its authorizer as a callback); the server's authorizer fits them as it is.
+ */
+export interface UserInfo {
+  name: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export interface Attributes {
+  readonly user: UserInfo;
+  readonly verb: string;
+  readonly namespace: string;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly name: string;
+  readonly path: string;
+  readonly isResourceRequest: boolean;
+}
+
+export interface AuthorizationResult {
+  readonly decision: 'Allow' | 'Deny' | 'NoOpinion';
+  readonly reason: string;
+  readonly error?: Error | undefined;
+}
+
+export interface Authorizer {
+  authorize(a: Attributes): AuthorizationResult | Promise<AuthorizationResult>;
+}
+
+/** The rule resolvers' answer (src/auth/authorizer/rules.ts RulesResult). */
+export interface RulesResult {
+  resourceRules: { verbs: string[]; apiGroups: string[]; resources: string[]; resourceNames: string[] }[];
+  nonResourceRules: { verbs: string[]; nonResourceURLs: string[] }[];
+  incomplete: boolean;
+  error?: Error | undefined;
+}
+
+export interface RuleResolver {
+  rulesFor(user: UserInfo, namespace: string): RulesResult;
+}
 
 export function resourceAttributesFrom(user: UserInfo, a: ResourceAttributes): Attributes {
   return {

@@ -25,12 +25,9 @@ import {
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import type { FieldError } from '../../apimachinery/field.ts';
 import { newBadRequest, newInvalid } from '../../apimachinery/errors.ts';
-import type { UserInfo } from '../../auth/authenticator/user.ts';
-import type { Authorizer } from '../../auth/authorizer/interface.ts';
-import type { RuleResolver } from '../../auth/authorizer/rules.ts';
 import { type CreateOnlyDefinition, registerCreateOnly } from '../generic/create-only.ts';
 import type { ResourceScope } from '../rest/scope.ts';
-import { decide, subjectOf } from './attributes.ts';
+import { type Authorizer, decide, type RuleResolver, subjectOf, type UserInfo } from './attributes.ts';
 import { validateLocalSubjectAccessReview, validateMetadataEmpty, validateSelfSubjectAccessReviewSpec, validateSubjectAccessReviewSpec } from './validation.ts';
 
 export interface AccessReviewOptions {
