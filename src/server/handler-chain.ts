@@ -75,7 +75,7 @@ export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): H
   let handler = apiHandler;
   handler = withAuthorization(handler, tracer ? tracedAuthorizer(c.authorizer) : c.authorizer, c.metrics);
   handler = withMaxInFlightLimit(handler, c.maxInFlight, c.metrics);
-  handler = withImpersonation(handler, tracer ? tracedAuthorizer(c.authorizer) : c.authorizer);
+  handler = withImpersonation(handler, tracer ? tracedAuthorizer(c.authorizer) : c.authorizer, c.metrics);
   handler = withRequestDeadline(handler, c.requestTimeoutMs, c.metrics);
   if (tracer) handler = withTracing(handler, tracer);
   handler = withAuthentication(handler, tracer ? timedAuthenticator(c.authenticator) : c.authenticator, { latency: c.metrics, metrics: c.authenticationMetrics, requestHeaders: c.requestHeaders });

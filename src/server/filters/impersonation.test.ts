@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { StatusError } from '../../apimachinery/errors.ts';
@@ -131,4 +131,19 @@ describe('withImpersonation', () => {
     assert.equal(r.error!.code, 400);
     assert.equal(asked.length, 0);
   });
+});
+
+test('filter latency: recorded for every request handed on (impersonating or not), not for a refusal', async () => {
+  const seen: string[] = [];
+  const latency = { filterLatency: (f: string, s: number) => void seen.push(`${f} ${s >= 0 && s < 1}`) };
+  const h = withImpersonation(async () => {}, { authorize: (a) => ({ decision: a.name === 'jane' ? 'Allow' : 'NoOpinion', reason: '' }) }, latency);
+  const call = async (headers: IncomingHttpHeaders) => {
+    const ctx = newHandlerContext();
+    ctx.user = bob;
+    await h(fakeRequest('GET', '/api', headers), fakeResponse(), ctx).catch(() => {});
+  };
+  await call({});
+  await call({ 'impersonate-user': 'jane' });
+  await call({ 'impersonate-user': 'joe' });
+  assert.deepEqual(seen, ['impersonation true', 'impersonation true']);
 });

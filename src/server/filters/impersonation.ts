@@ -25,6 +25,7 @@ import { log } from '../../util/log.ts';
 import type { Handler, HandlerContext } from '../handler.ts';
 import type { Request, Response } from '../http-types.ts';
 import { forbiddenError } from './authorization.ts';
+import type { FilterLatency } from './filter-latency.ts';
 
 const USER_HEADER = 'impersonate-user';
 const GROUP_HEADER = 'impersonate-group';
@@ -174,10 +175,10 @@ function mayImpersonate(req: Request): boolean {
   return false;
 }
 
-export function withImpersonation(handler: Handler, authorizer: Authorizer): Handler {
-  async function impersonate(req: Request, res: Response, ctx: HandlerContext): Promise<void> {
+export function withImpersonation(handler: Handler, authorizer: Authorizer, latency?: FilterLatency): Handler {
+  async function impersonate(req: Request, res: Response, ctx: HandlerContext, started: number): Promise<void> {
     const requests = impersonationRequests(req);
-    if (requests.length === 0) return handler(req, res, ctx);
+    if (requests.length === 0) return next(req, res, ctx, started);
     const requestor = ctx.user;
     if (!requestor) throw new Error('no user to impersonate for: withAuthentication is not in the handler chain before withImpersonation');
     for (const r of requests) {
@@ -199,10 +200,16 @@ export function withImpersonation(handler: Handler, authorizer: Authorizer): Han
     log.V(3).info('Impersonating', { user: userString(requestor), as: userString(user) });
     removeImpersonationHeaders(req);
     ctx.user = user;
+    return next(req, res, ctx, started);
+  }
+  /** Upstream tracks this filter for every request, up to the next handler (a refusal is not observed). */
+  function next(req: Request, res: Response, ctx: HandlerContext, started: number): Promise<void> {
+    if (latency) latency.filterLatency('impersonation', (performance.now() - started) / 1000);
     return handler(req, res, ctx);
   }
   return function impersonation(req, res, ctx) {
-    return mayImpersonate(req) ? impersonate(req, res, ctx) : handler(req, res, ctx);
+    const started = latency ? performance.now() : 0;
+    return mayImpersonate(req) ? impersonate(req, res, ctx, started) : next(req, res, ctx, started);
   };
 }
 
