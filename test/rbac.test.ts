@@ -137,6 +137,12 @@ describe('RBAC with kubectl', () => {
       await kubectl(['auth', 'reconcile', '-f', file], { version: v });
       const rules = JSON.parse(await kubectl(['get', 'role', 'reconciled', '-n', ns, '-o', 'json'], { version: v })).rules;
       assert.equal(rules.length, 2);
+      // A rule and a subject the manifest adds are written by updates (PUT; protobuf from 1.32 on).
+      writeFileSync(file, manifest.replace('verbs: [get]}]', 'verbs: [get]}, {apiGroups: [""], resources: [events], verbs: [watch]}]').replace('apiGroup: rbac.authorization.k8s.io}]', 'apiGroup: rbac.authorization.k8s.io}, {kind: Group, name: auditors, apiGroup: rbac.authorization.k8s.io}]'));
+      assert.match(await kubectl(['auth', 'reconcile', '-f', file], { version: v }), /role.rbac.authorization.k8s.io\/reconciled reconciled/);
+      assert.equal(JSON.parse(await kubectl(['get', 'role', 'reconciled', '-n', ns, '-o', 'json'], { version: v })).rules.length, 3);
+      const subjects = JSON.parse(await kubectl(['get', 'rolebinding', 'reconciled', '-n', ns, '-o', 'json'], { version: v })).subjects;
+      assert.deepEqual(subjects.map((x: { name: string }) => x.name), ['dave', 'auditors']);
     });
   }
 

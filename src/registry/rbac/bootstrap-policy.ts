@@ -13,7 +13,7 @@ const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 /** Both groups in which Events are served. */
 const EVENT_GROUPS = ['', 'events.cluster.io'];
 
-/** The access reviews are served under upstream's group name and this project's spelling of it. */
+/** The access reviews (like SelfSubjectReview) are served under upstream's group name and this project's spelling of it. */
 const REVIEW_GROUPS = ['authorization.k8s.io', 'authorization.cluster.io'];
 
 const BOOTSTRAP_LABELS = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
@@ -56,7 +56,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: ClusterRole[] = [
   ]),
   clusterRole('system:basic-user', [
     { verbs: ['create'], apiGroups: REVIEW_GROUPS, resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
-    { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
+    { verbs: ['create'], apiGroups: ['authentication.k8s.io', 'authentication.cluster.io'], resources: ['selfsubjectreviews'] },
   ]),
   clusterRole('system:public-info-viewer', [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] }]),
   clusterRole('system:monitoring', [
