@@ -226,3 +226,26 @@ describe('discovery', () => {
     }
   });
 });
+
+describe('impersonating service accounts', () => {
+  it('a namespace admin (edit, as upstream) may act as the service accounts of its namespace, not of others', async () => {
+    // bob is admin in a (bound above): edit, and so admin, may impersonate a's service accounts.
+    const who = JSON.parse(await ok(['auth', 'whoami', '-o', 'json', '--as=system:serviceaccount:a:robot'], { version: '1.33', who: 'bob' }));
+    assert.deepEqual(who.status.userInfo, { username: 'system:serviceaccount:a:robot', groups: ['system:serviceaccounts', 'system:serviceaccounts:a', 'system:authenticated'] });
+    const r = await kubectl(['auth', 'can-i', 'list', 'events', '-n', 'a', '--as=system:serviceaccount:a:robot'], { version: '1.33', who: 'bob' });
+    assert.equal(r.stdout, 'no\n', 'impersonation allowed; the service account itself holds nothing');
+    const other = await kubectl(['auth', 'can-i', 'list', 'events', '-n', 'b', '--as=system:serviceaccount:b:robot'], { version: '1.33', who: 'bob' });
+    assert.notEqual(other.code, 0);
+    assert.match(other.stderr, /serviceaccounts "robot" is forbidden: User "bob" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "b"/);
+  });
+
+  it('extras: authorized one key at a time, the key percent-decoded', async () => {
+    const r = await s.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, {
+      'Impersonate-User': 'jane',
+      'Impersonate-Extra-Example.com%2Fteam': 'a',
+      'Impersonate-Uid': 'j1',
+    });
+    assert.equal(r.status, 201, r.body);
+    assert.deepEqual(r.json().status.userInfo, { username: 'jane', uid: 'j1', groups: ['system:authenticated'], extra: { 'example.com/team': ['a'] } });
+  });
+});
