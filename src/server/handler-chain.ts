@@ -30,8 +30,8 @@
  * with 400) before authentication, and answers an unparsable path with 500 in the request info filter. Here both
  * come after authentication, so a client without credentials gets 401 whatever its URL says, and the answers go
  * 400 (URL), 401, 404 and 400 (`?timeout=`), impersonation's 400 and 403, 429, 403, as they always have here
- * (README: In-flight limits). The
- * cost: the deadline does not bound authentication, which matters once an authenticator waits on a webhook.
+ * (README: In-flight limits). The cost: the deadline does not bound authentication, which matters once an
+ * authenticator waits on a webhook.
  *
  * The HTTP/2 early refusal (http2-early-refusal.ts) asks the same objects, in the same order, before a request
  * reaches this chain. What it refuses never meets withTracing, so those 429s have no span (upstream traces them).
