@@ -74,9 +74,10 @@ export interface HandlerChainConfig {
 export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): Handler {
   const { tracer } = c;
   let handler = apiHandler;
-  handler = withAuthorization(handler, tracer ? tracedAuthorizer(c.authorizer) : c.authorizer, c.metrics);
+  const authorizer = tracer ? tracedAuthorizer(c.authorizer) : c.authorizer;
+  handler = withAuthorization(handler, authorizer, c.metrics);
   handler = withMaxInFlightLimit(handler, c.maxInFlight, c.metrics);
-  handler = withImpersonation(handler, tracer ? tracedAuthorizer(c.authorizer) : c.authorizer, c.metrics);
+  handler = withImpersonation(handler, authorizer, c.metrics);
   handler = withRequestDeadline(handler, c.requestTimeoutMs, c.metrics);
   if (tracer) handler = withTracing(handler, tracer);
   handler = withAuthentication(handler, tracer ? timedAuthenticator(c.authenticator) : c.authenticator, { latency: c.metrics, metrics: c.authenticationMetrics, requestHeaders: c.requestHeaders });
