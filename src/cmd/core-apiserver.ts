@@ -26,6 +26,8 @@ import { registerSelfSubjectReviews } from '../registry/selfsubjectreviews/stora
 import { AuthenticationMetrics } from '../server/authentication-metrics.ts';
 import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
+import { UnionRuleResolver } from '../auth/authorizer/rules.ts';
+import { registerAccessReviews } from '../registry/accessreviews/storage.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
@@ -220,7 +222,14 @@ export async function run(argv: string[]): Promise<number> {
   let address = `${opts.bindAddress}:${opts.securePort}`;
   // core/v1 Events: the same stored objects under the older field names (kubectl events, get events, k9s).
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
-  const scopes = [events.scope, coreEvents.scope, ...registerSelfSubjectReviews(), ...rbac.scopes];
+  // The access reviews ask the authorizer chain and rule resolvers built below, at request time.
+  const scopes = [
+    events.scope,
+    coreEvents.scope,
+    ...registerSelfSubjectReviews(),
+    ...rbac.scopes,
+    ...registerAccessReviews({ authorizer: () => authorizer, ruleResolver: () => ruleResolver }),
+  ];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
@@ -249,6 +258,9 @@ export async function run(argv: string[]): Promise<number> {
   // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode), then
   // RBAC; a request neither allows ends with NoOpinion: 403.
   const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), rbac.authorizer]);
+  // What `kubectl auth can-i --list` reads: the rule resolvers of the configured authorizers (the system:masters
+  // shortcut has none, as upstream; its members see cluster-admin's rules through the bootstrap binding).
+  const ruleResolver = new UnionRuleResolver([rbac.authorizer]);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
