@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { aggregateText } from '../apimachinery/field.ts';
 import { pluginConfiguration, readAdmissionConfiguration, validatePluginNames } from './admission.ts';
+import { newEventRateLimit } from '../admission/plugin/eventratelimit/admission.ts';
 
 describe('AdmissionConfiguration', () => {
   let dir: string;
@@ -72,5 +73,11 @@ describe('AdmissionConfiguration', () => {
   it('every entry names a registered plugin', () => {
     const c = readAdmissionConfiguration(write('j.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n- name: PodSecurity\n- path: x\n'));
     assert.equal(aggregateText(validatePluginNames(c, ['EventRateLimit'])), '[plugins[1].name: Unsupported value: "PodSecurity": supported values: "EventRateLimit", plugins[2].name: Required value]');
+  });
+
+  it('the README\'s example (examples/admission-config.yaml and its eventratelimit.yaml) loads', () => {
+    const c = readAdmissionConfiguration(join(import.meta.dirname, '../../examples/admission-config.yaml'));
+    assert.deepEqual(validatePluginNames(c, ['EventRateLimit']), []);
+    assert.ok(newEventRateLimit(pluginConfiguration(c, 'EventRateLimit')));
   });
 });
