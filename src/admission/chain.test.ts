@@ -56,7 +56,7 @@ describe('AdmissionChain', () => {
     const refuse: Plugin = { handles: () => true, validate: () => { throw new Error('no'); } };
     const after: Plugin = { handles: () => true, validate: () => void seen.push('after ran') };
     const chain = new AdmissionChain([], { plugins: [{ name: 'Refuse', plugin: refuse }, { name: 'After', plugin: after }], observer: obs });
-    await assert.rejects(chain.validate(attrs('UPDATE')), /no/);
+    await assert.rejects(async () => chain.validate(attrs('UPDATE')), /no/);
     assert.deepEqual(seen, ['controller Refuse validate UPDATE true', 'step validate UPDATE true']);
   });
 

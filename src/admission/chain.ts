@@ -81,42 +81,95 @@ export class AdmissionChain {
     return o.builtInValidating.length > 0 || o.named;
   }
 
-  async admit(attrs: Attributes): Promise<void> {
+  /**
+   * Runs the mutating step. Synchronous plugins complete synchronously (no promise, no microtask per plugin); the
+   * result is a promise only once some plugin returns one. Callers await it either way.
+   */
+  admit(attrs: Attributes): void | Promise<void> {
     const o = this.#ops.get(attrs.operation)!;
-    for (const p of o.builtInMutating) await p.admit(attrs);
-    if (o.named) await this.#step('admit', attrs, o.namedMutating, (p) => (p as Mutator).admit(attrs));
+    const named = o.named ? () => this.#step('admit', attrs.operation, o.namedMutating, (p) => (p as Mutator).admit(attrs)) : undefined;
+    const r = runAll(o.builtInMutating, (p) => p.admit(attrs), 0);
+    if (r) return named ? r.then(named) : r;
+    return named?.();
   }
 
-  async validate(attrs: Attributes): Promise<void> {
+  /** Runs the validating step: built-in checks, then the named plugins (see {@link admit} on promises). */
+  validate(attrs: Attributes): void | Promise<void> {
     const o = this.#ops.get(attrs.operation)!;
-    for (const p of o.builtInValidating) await p.validate(attrs);
-    if (o.named) await this.#step('validate', attrs, o.namedValidating, (p) => (p as Validator).validate(attrs));
+    const named = o.named ? () => this.#step('validate', attrs.operation, o.namedValidating, (p) => (p as Validator).validate(attrs)) : undefined;
+    const r = runAll(o.builtInValidating, (p) => p.validate(attrs), 0);
+    if (r) return named ? r.then(named) : r;
+    return named?.();
   }
 
-  async #step(type: StepType, attrs: Attributes, plugins: readonly { name: string; plugin: Plugin }[], call: (p: Plugin) => void | Promise<void>): Promise<void> {
+  #step(type: StepType, op: Operation, plugins: readonly { name: string; plugin: Plugin }[], call: (p: Plugin) => void | Promise<void>): void | Promise<void> {
     const obs = this.#observer;
-    if (!obs) {
-      for (const { plugin } of plugins) await call(plugin);
-      return;
-    }
-    const op = attrs.operation;
-    const stepStart = performance.now();
-    let rejected = false;
+    if (!obs) return runAll(plugins, (n) => call(n.plugin), 0);
+    // A step in which no named plugin has work (the admit step of validating-only plugins) takes no measurable time.
+    if (plugins.length === 0) return obs.step(type, op, false, 0);
+    const start = performance.now();
+    let r: void | Promise<void>;
     try {
-      for (const { name, plugin } of plugins) {
-        const start = performance.now();
-        try {
-          await call(plugin);
-        } catch (e) {
-          rejected = true;
+      r = measured(obs, type, op, plugins, call, 0);
+    } catch (e) {
+      obs.step(type, op, true, (performance.now() - start) / 1000);
+      throw e;
+    }
+    if (!r) return obs.step(type, op, false, (performance.now() - start) / 1000);
+    return r.then(
+      () => obs.step(type, op, false, (performance.now() - start) / 1000),
+      (e: unknown) => {
+        obs.step(type, op, true, (performance.now() - start) / 1000);
+        throw e;
+      },
+    );
+  }
+}
+
+/** Calls `fn` on each item from `i` on, in order; turns into a promise chain at the first promise returned. */
+function runAll<P>(list: readonly P[], fn: (p: P) => void | Promise<void>, i: number): void | Promise<void> {
+  for (; i < list.length; i++) {
+    const r = fn(list[i]!);
+    if (r) {
+      const next = i + 1;
+      return r.then(() => runAll(list, fn, next));
+    }
+  }
+}
+
+/** runAll over named plugins, observing each call's duration and outcome (upstream's controller metrics). */
+function measured(
+  obs: AdmissionObserver,
+  type: StepType,
+  op: Operation,
+  plugins: readonly { name: string; plugin: Plugin }[],
+  call: (p: Plugin) => void | Promise<void>,
+  i: number,
+): void | Promise<void> {
+  for (; i < plugins.length; i++) {
+    const { name, plugin } = plugins[i]!;
+    const start = performance.now();
+    let r: void | Promise<void>;
+    try {
+      r = call(plugin);
+    } catch (e) {
+      obs.controller(name, type, op, true, (performance.now() - start) / 1000);
+      throw e;
+    }
+    if (r) {
+      const next = i + 1;
+      return r.then(
+        () => {
+          obs.controller(name, type, op, false, (performance.now() - start) / 1000);
+          return measured(obs, type, op, plugins, call, next);
+        },
+        (e: unknown) => {
           obs.controller(name, type, op, true, (performance.now() - start) / 1000);
           throw e;
-        }
-        obs.controller(name, type, op, false, (performance.now() - start) / 1000);
-      }
-    } finally {
-      obs.step(type, op, rejected, (performance.now() - stepStart) / 1000);
+        },
+      );
     }
+    obs.controller(name, type, op, false, (performance.now() - start) / 1000);
   }
 }
 

@@ -12,12 +12,17 @@ import type { Registry } from '../metrics/registry.ts';
 
 const BUCKETS = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
 
+const OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
+/** The slot of one (type, operation, rejected) combination: 16 per metric, looked up without building strings. */
+const slot = (type: StepType, op: Operation, rejected: boolean) => (type === 'admit' ? 0 : 8) + OPERATIONS.indexOf(op) * 2 + (rejected ? 1 : 0);
+
 export class AdmissionMetrics implements AdmissionObserver {
   readonly #controller: MetricVec<HistogramSeries>;
   readonly #step: MetricVec<HistogramSeries>;
   readonly #stepSummary: MetricVec<SummarySeries>;
-  /** Series by label values, so that a request does one Map lookup per observation. */
-  readonly #series = new Map<string, { h: HistogramSeries; s?: SummarySeries }>();
+  /** Series by slot, created on first use (a series appears on /metrics once something was observed in it). */
+  readonly #stepSeries: ({ h: HistogramSeries; s: SummarySeries } | undefined)[] = new Array(16);
+  readonly #controllerSeries = new Map<string, (HistogramSeries | undefined)[]>();
 
   constructor(registry: Registry) {
     this.#controller = registry.histogram(
@@ -37,20 +42,20 @@ export class AdmissionMetrics implements AdmissionObserver {
   }
 
   step(type: StepType, operation: Operation, rejected: boolean, seconds: number): void {
-    const key = `\u0000${type}\u0000${operation}\u0000${rejected}`;
-    let s = this.#series.get(key);
+    const i = slot(type, operation, rejected);
+    let s = this.#stepSeries[i];
     if (!s) {
       const r = String(rejected);
-      this.#series.set(key, (s = { h: this.#step.with(operation, r, type), s: this.#stepSummary.with(operation, r, type) }));
+      s = this.#stepSeries[i] = { h: this.#step.with(operation, r, type), s: this.#stepSummary.with(operation, r, type) };
     }
     s.h.observe(seconds);
-    s.s!.observe(seconds);
+    s.s.observe(seconds);
   }
 
   controller(name: string, type: StepType, operation: Operation, rejected: boolean, seconds: number): void {
-    const key = `${name}\u0000${type}\u0000${operation}\u0000${rejected}`;
-    let s = this.#series.get(key);
-    if (!s) this.#series.set(key, (s = { h: this.#controller.with(name, operation, String(rejected), type) }));
-    s.h.observe(seconds);
+    let slots = this.#controllerSeries.get(name);
+    if (!slots) this.#controllerSeries.set(name, (slots = new Array(16)));
+    const i = slot(type, operation, rejected);
+    (slots[i] ??= this.#controller.with(name, operation, String(rejected), type)).observe(seconds);
   }
 }

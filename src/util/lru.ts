@@ -7,6 +7,8 @@
 export class LRUCache<K, V> {
   readonly #size: number;
   readonly #entries = new Map<K, V>();
+  /** The most recently used key: using it again needs no reordering (the common case of one busy key). */
+  #newest: K | undefined;
 
   constructor(size: number) {
     if (!Number.isInteger(size) || size <= 0) throw new Error('must provide a positive size');
@@ -19,9 +21,10 @@ export class LRUCache<K, V> {
 
   get(key: K): V | undefined {
     const v = this.#entries.get(key);
-    if (v === undefined) return undefined;
+    if (v === undefined || key === this.#newest) return v;
     this.#entries.delete(key);
     this.#entries.set(key, v);
+    this.#newest = key;
     return v;
   }
 
@@ -29,6 +32,7 @@ export class LRUCache<K, V> {
   add(key: K, value: V): void {
     this.#entries.delete(key);
     this.#entries.set(key, value);
+    this.#newest = key;
     while (this.#entries.size > this.#size) this.#entries.delete(this.#entries.keys().next().value as K);
   }
 

@@ -28,9 +28,11 @@ export class TokenBucket {
     this.#last = clock();
   }
 
-  /** Takes one token when one is available (x/time/rate's `AllowN(now, 1)`). */
-  tryAccept(): boolean {
-    const now = this.#clock();
+  /**
+   * Takes one token when one is available (x/time/rate's `AllowN(now, 1)`). `now` may be passed in by a caller
+   * that consults several buckets for one request and reads the clock once.
+   */
+  tryAccept(now: number = this.#clock()): boolean {
     // A clock that went backwards counts as no time passed (x/time/rate's advance does the same).
     const last = now < this.#last ? now : this.#last;
     const tokens = Math.min(this.#burst, this.#tokens + ((now - last) / 1000) * this.#qps) - 1;

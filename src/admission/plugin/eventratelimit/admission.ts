@@ -56,23 +56,25 @@ class LimitEnforcer {
     else this.#cache = new LRUCache(limit.cacheSize === 0 ? DEFAULT_CACHE_SIZE : limit.cacheSize);
   }
 
-  /** Takes a token from the request's bucket; the refusal text when there is none. */
-  accept(a: Attributes): string | undefined {
+  /** Takes a token from the request's bucket at `now`; the refusal text when there is none. */
+  accept(a: Attributes, now: number): string | undefined {
     const key = this.#key(a);
     let bucket = this.#single;
     if (!bucket) {
       bucket = this.#cache!.get(key);
       if (!bucket) this.#cache!.add(key, (bucket = this.#newBucket()));
     }
-    return bucket.tryAccept() ? undefined : `limit reached on type ${this.#type} for key ${key}`;
+    return bucket.tryAccept(now) ? undefined : `limit reached on type ${this.#type} for key ${key}`;
   }
 }
 
 export class EventRateLimit implements ValidationInterface {
   readonly #enforcers: LimitEnforcer[];
+  readonly #clock: Clock;
 
   /** `config` must be valid (see {@link newEventRateLimit}). */
   constructor(config: Configuration, clock: Clock = monotonicClock) {
+    this.#clock = clock;
     this.#enforcers = (config.limits ?? []).map((l) => new LimitEnforcer(l, clock));
   }
 
@@ -85,8 +87,10 @@ export class EventRateLimit implements ValidationInterface {
     // A dry run stores nothing, so it spends nothing (upstream skips it too).
     if (a.dryRun) return;
     let refusals: string[] | undefined;
+    // One reading of the clock for every limit: the request arrives once.
+    const now = this.#clock();
     for (const e of this.#enforcers) {
-      const refused = e.accept(a);
+      const refused = e.accept(a, now);
       if (refused !== undefined) (refusals ??= []).push(refused);
     }
     if (refusals) throw new TooManyRequestsError(`Too many requests: ${aggregate(refusals)}`);
