@@ -97,6 +97,16 @@ describe('EventRateLimit, Namespace limit (qps 1, burst 3)', () => {
     assert.equal((await s.request('DELETE', `${events('writes')}/w`)).status, 200);
   });
 
+  it('server-side apply is limited too (it creates or updates)', async () => {
+    const apply = { 'content-type': 'application/apply-patch+yaml' };
+    for (let i = 0; i < 3; i++) {
+      const r = await s.request('PATCH', `${events('apply')}/a${i}?fieldManager=t`, JSON.stringify(sampleEvent(`a${i}`, 'apply')), apply);
+      assert.equal(r.status, 201, r.body);
+    }
+    assertLimited(await s.request('PATCH', `${events('apply')}/a3?fieldManager=t`, JSON.stringify(sampleEvent('a3', 'apply')), apply), 'Namespace', 'apply');
+    assert.equal((await s.request('GET', `${events('apply')}/a3`)).status, 404);
+  });
+
   it('kubectl create -f shows the 429 for the events past the burst', async () => {
     const docs = [0, 1, 2, 3].map((i) => JSON.stringify(sampleEvent(`k${i}`, 'kubectl'))).join('\n---\n');
     const file = join(dir, 'events.yaml');
@@ -122,6 +132,12 @@ describe('EventRateLimit, Namespace limit (qps 1, burst 3)', () => {
     assert.match(text, /^# TYPE apiserver_admission_step_admission_duration_seconds_summary summary$/m, admissionLines);
     assert.match(text, /^apiserver_admission_step_admission_duration_seconds_summary_count\{operation="UPDATE",rejected="true",type="validate"\} [1-9]/m, admissionLines);
     assert.doesNotMatch(text, /operation="DELETE"/, 'no named plugin handles DELETE: no step');
+  });
+
+  it('/configz shows the named plugins that run and the configuration file', async () => {
+    const c = (await s.request('GET', '/configz')).json()['core-apiserver'];
+    assert.deepEqual(c.admissionPlugins, ['EventRateLimit']);
+    assert.equal(c.admissionControlConfigFile, join(dir, 'admission.yaml'));
   });
 });
 
