@@ -28,6 +28,11 @@ export function buildAdmissionChain(
   } catch (e) {
     throw new Error(`failed to apply admission: failed to read plugin config: ${(e as Error).message}`);
   }
+  // Upstream passes over configuration for a plugin that is not enabled; say so, since the likely cause is a
+  // forgotten --enable-admission-plugins, and the limits then silently do not apply.
+  for (const p of config.plugins) {
+    if (!names.includes(p.name)) log.warning(`The admission configuration configures plugin ${p.name}, which is not enabled (--enable-admission-plugins); its configuration is not used`);
+  }
   const plugins: NamedPlugin[] = names.map((name) => {
     // Read outside the try below: an unreadable `path` is upstream's fatal log line, not an init error.
     const text = pluginConfiguration(config, name);
