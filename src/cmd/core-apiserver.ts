@@ -28,7 +28,8 @@ import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { UnionRuleResolver } from '../auth/authorizer/rules.ts';
 import { registerAccessReviews } from '../registry/accessreviews/storage.ts';
-import { AdmissionChain } from '../admission/chain.ts';
+import { buildAdmissionChain } from './admission.ts';
+import { AdmissionMetrics } from '../server/admission-metrics.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
 import { startRbac } from './rbac.ts';
@@ -261,6 +262,9 @@ export async function run(argv: string[]): Promise<number> {
   // What `kubectl auth can-i --list` reads: the rule resolvers of the configured authorizers (the system:masters
   // shortcut has none, as upstream; its members see cluster-admin's rules through the bootstrap binding).
   const ruleResolver = new UnionRuleResolver([rbac.authorizer]);
+  // RBAC escalation prevention is always on (upstream runs it in RBAC's REST strategy); the named plugins are what
+  // --enable-admission-plugins and --admission-control-config-file choose. A bad configuration stops the start here.
+  const admission = buildAdmissionChain(opts, [rbac.escalation(() => authorizer)], recording ? new AdmissionMetrics(metrics) : undefined);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -277,7 +281,7 @@ export async function run(argv: string[]): Promise<number> {
     ...(authn.requestHeaders ? { requestHeaders: authn.requestHeaders } : {}),
     ...(recording ? { authenticationMetrics } : {}),
     authorizer,
-    admission: new AdmissionChain([rbac.escalation(() => authorizer)]),
+    admission,
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,
