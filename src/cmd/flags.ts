@@ -11,6 +11,7 @@ import { formatStringToString, parseStringToString, readAllowListManifest, valid
 import { validateTracingConfigFileFlag } from '../config/tracing.ts';
 import { versionInfo } from '../version.ts';
 import { readGoCSV } from '../util/gocsv.ts';
+import { defaultEnabledPlugins, registeredPlugins, validateAdmissionFlags } from '../admission/plugins.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
 
@@ -65,6 +66,11 @@ export interface ServerOptions {
   allowMetricLabelsManifest: string;
   /** `--tracing-config-file`: '' leaves tracing off. */
   tracingConfigFile: string;
+  /** `--enable-admission-plugins`, `--disable-admission-plugins` (checked against the registered plugins). */
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
+  /** `--admission-control-config-file`: an AdmissionConfiguration ('' = none). */
+  admissionControlConfigFile: string;
   /** `--feature-gates` as given (gates set by name); the process-wide `featureGates` is set from it. */
   featureGates: Record<string, boolean>;
   /** `--help`/`-h` was given: print `usage()` and exit 0; nothing else was validated. */
@@ -104,7 +110,7 @@ export interface FlagInfo {
   classified: boolean;
 }
 
-const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
+const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Admission', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
 const STORAGE_BACKENDS = ['sqlite'];
 const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'];
 
@@ -137,6 +143,9 @@ function newServerFlagSet() {
     requestheaderGroupHeaders: stringSlice(fs, 'requestheader-group-headers', 'List of request headers to inspect for groups. X-Remote-Group is suggested.'),
     requestheaderUidHeaders: stringSlice(fs, 'requestheader-uid-headers', 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.'),
     requestheaderUsernameHeaders: stringSlice(fs, 'requestheader-username-headers', 'List of request headers to inspect for usernames. X-Remote-User is common.'),
+    enableAdmissionPlugins: stringSlice(fs, 'enable-admission-plugins', `admission plugins that should be enabled in addition to default enabled ones (${defaultEnabledPlugins().join(', ')}). Comma-delimited list of admission plugins: ${registeredPlugins().join(', ')}. The order of plugins in this flag does not matter.`, 'Admission'),
+    disableAdmissionPlugins: stringSlice(fs, 'disable-admission-plugins', `admission plugins that should be disabled although they are in the default enabled plugins list (${defaultEnabledPlugins().join(', ')}). Comma-delimited list of admission plugins: ${registeredPlugins().join(', ')}. The order of plugins in this flag does not matter.`, 'Admission'),
+    admissionControlConfigFile: fs.string('admission-control-config-file', '', 'File with admission control configuration.', { section: 'Admission' }),
     tokenAuthFile: fs.string('token-auth-file', '', 'If set, the file that will be used to secure the secure port of the API server via token authentication.', authn),
     // Upstream's legacy OIDC flags, names, defaults and help as kube-apiserver's.
     oidcIssuerURL: fs.string('oidc-issuer-url', '', 'The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).', authn),
@@ -146,7 +155,7 @@ function newServerFlagSet() {
     oidcUsernamePrefix: fs.string('oidc-username-prefix', '', "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.", authn),
     oidcGroupsClaim: fs.string('oidc-groups-claim', '', 'If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings. This flag is experimental, please see the authentication documentation for further details.', authn),
     oidcGroupsPrefix: fs.string('oidc-groups-prefix', '', 'If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.', authn),
-    oidcSigningAlgs: stringSlice(fs, 'oidc-signing-algs', "Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512. Values are defined by RFC 7518 https://tools.ietf.org/html/rfc7518#section-3.1.", ['RS256']),
+    oidcSigningAlgs: stringSlice(fs, 'oidc-signing-algs', "Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512. Values are defined by RFC 7518 https://tools.ietf.org/html/rfc7518#section-3.1.", 'Authentication', ['RS256']),
     oidcRequiredClaim: fs.add<Record<string, string>>({
       name: 'oidc-required-claim', type: 'mapStringString', default: {}, ...authn,
       help: 'A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.',
@@ -235,6 +244,9 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     requestTimeoutMs: flags.requestTimeout.value,
     verbosity: flags.verbosity.value,
     tracingConfigFile: flags.tracingConfigFile.value,
+    enableAdmissionPlugins: [...flags.enableAdmissionPlugins.value],
+    disableAdmissionPlugins: [...flags.disableAdmissionPlugins.value],
+    admissionControlConfigFile: flags.admissionControlConfigFile.value,
     featureGates: { ...flags.featureGates.value },
     showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion.value,
     disabledMetrics: [...flags.disabledMetrics.value],
@@ -320,6 +332,7 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   }
   const tracing = validateTracingConfigFileFlag(flags.tracingConfigFile.value);
   if (tracing) errs.push(tracing);
+  errs.push(...validateAdmissionFlags(flags.enableAdmissionPlugins.value, flags.disableAdmissionPlugins.value));
   if (errs.length === 1) throw new FlagError(errs[0]);
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
 }
@@ -328,10 +341,10 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
  * pflag's StringSlice: the value is read as one CSV record (so an element may be quoted to hold a comma); the first
  * use replaces the default, a repeated one appends. Printed as `[a,b]`.
  */
-function stringSlice(fs: FlagSet, name: string, help: string, def: string[] = []): Flag<string[]> {
+function stringSlice(fs: FlagSet, name: string, help: string, section = 'Authentication', def: string[] = []): Flag<string[]> {
   let given = false;
   return fs.add<string[]>({
-    name, type: 'strings', default: def, help, section: 'Authentication',
+    name, type: 'strings', default: def, help, section,
     parse: (text, current) => {
       const values = text === '' ? [] : (readGoCSV(text)[0] ?? []);
       const out = given ? [...current, ...values] : values;
