@@ -46,8 +46,9 @@ const ALLOWED: Record<string, string[]> = {
   // Configuration files (TracingConfiguration, AuthenticationConfiguration): decoding and upstream's validation
   // texts; CEL expressions in them are compiled at load.
   config: ['apis', 'apimachinery', 'cel', ...BASE],
-  // CEL environments and the Kubernetes function library.
-  cel: [...BASE],
+  // CEL environments and the Kubernetes function library (its format library checks names with apimachinery's
+  // validation, as upstream's does).
+  cel: ['apimachinery', ...BASE],
   apis: ['apimachinery', ...BASE],
   apimachinery: ['apis', ...BASE],
   storage: ['apis', 'apimachinery', 'metrics', 'tracing', ...BASE],

@@ -5,6 +5,10 @@ import { aggregateText } from '../apimachinery/field.ts';
 import { anonymousFlagConflict } from '../config/authentication-reload.ts';
 import { randomUUID } from 'node:crypto';
 import { ReloadingJWTAuthenticator } from './authentication-config.ts';
+import { oidcFlagsToAuthenticationConfiguration } from '../config/authentication-oidc-flags.ts';
+import { compileAuthenticationConfiguration } from '../config/authentication.ts';
+import { type JWTAuthenticators, newJWTAuthenticators } from '../auth/authenticator/jwt/jwt-authenticators.ts';
+
 import { readAllowListManifest, toAllowList } from '../metrics/allow-list.ts';
 import { registerProcessMetrics } from '../metrics/process.ts';
 import { mkdirSync } from 'node:fs';
@@ -22,8 +26,9 @@ import type { Authenticator } from '../auth/authenticator/interface.ts';
 import { RequestHeaderAuthenticator, type RequestHeaderNames } from '../auth/authenticator/request-header.ts';
 import { BearerTokenAuthenticator, type TokenAuthenticator, TokenUnion } from '../auth/authenticator/token.ts';
 import { TokenFileAuthenticator } from '../auth/authenticator/token-file.ts';
+import { CachedTokenAuthenticator } from '../auth/authenticator/token-cache.ts';
 import { registerSelfSubjectReviews } from '../registry/selfsubjectreviews/storage.ts';
-import { AuthenticationMetrics } from '../server/authentication-metrics.ts';
+import { AuthenticationMetrics, JWTMetrics, TokenCacheMetrics } from '../server/authentication-metrics.ts';
 import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { UnionRuleResolver } from '../auth/authorizer/rules.ts';
@@ -113,6 +118,7 @@ function buildAuthenticator(
   metrics: AuthenticationMetrics | undefined,
   jwt: readonly TokenAuthenticator[],
   anonymous: { enabled: boolean; paths?: readonly string[] },
+  tokenCacheMetrics: TokenCacheMetrics | undefined,
 ): { authenticator: Authenticator; tokens: TokenUnion; requestHeaders?: RequestHeaderNames; requestHeaderCA?: string } {
   const rh = opts.requestHeader;
   const requestHeaderCA = rh.clientCaFile ? loadRequestHeaderCaFile(rh.clientCaFile) : undefined;
@@ -131,7 +137,8 @@ function buildAuthenticator(
   );
   const tokens = new TokenUnion();
   tokens.set([...(opts.tokenAuthFile ? [TokenFileAuthenticator.fromFile(opts.tokenAuthFile, (m) => log.warning(m))] : []), ...jwt]);
-  authenticators.push(new BearerTokenAuthenticator(tokens));
+  // Upstream's token cache in front of the whole union (10 s for successes, single-flight for misses).
+  authenticators.push(new BearerTokenAuthenticator(tokens, new CachedTokenAuthenticator(tokens, { metrics: tokenCacheMetrics })));
   const union = new UnionAuthenticator(authenticators);
   return {
     authenticator: anonymous.enabled ? new AnonymousFallback(union, anonymous.paths) : union,
@@ -139,6 +146,20 @@ function buildAuthenticator(
     ...(requestHeaders ? { requestHeaders } : {}),
     ...(requestHeaderCA ? { requestHeaderCA } : {}),
   };
+}
+
+/**
+ * The JWT authenticator of the `--oidc-*` flags, or undefined without `--oidc-issuer-url`. Built from the
+ * AuthenticationConfiguration entry the flags stand for (authentication-oidc-flags.ts), validated and compiled as a
+ * file's would be: a bad value stops the start with that validation's text.
+ */
+function oidcFlagsAuthenticator(flags: ServerOptions['oidc'], registry: Registry, apiserverID: string): JWTAuthenticators | undefined {
+  const built = oidcFlagsToAuthenticationConfiguration(flags);
+  if (!built) return undefined;
+  const compiled = compileAuthenticationConfiguration(built.config);
+  const metrics = new JWTMetrics(registry, apiserverID, { jwksMetrics: featureGates.enabled('StructuredAuthenticationConfigurationJWKSMetrics') });
+  // No cache of its own: the server's token cache is in front of the token union.
+  return newJWTAuthenticators(compiled, { ...metrics.hooks, successCacheTTLMs: 0, signingAlgorithms: built.signingAlgorithms });
 }
 
 /** Upstream's statusz reports when the process began, not when serving did. */
@@ -213,7 +234,10 @@ export async function run(argv: string[]): Promise<number> {
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
   // Loaded before serving: a bad file stops the start with upstream's message.
-  const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID: `apiserver-${randomUUID()}` }) : undefined;
+  const apiserverID = `apiserver-${randomUUID()}`;
+  const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID }) : undefined;
+  // Or the legacy --oidc-* flags (flags.ts refuses both): the same authenticator, from the entry they stand for.
+  const oidc = jwt ? undefined : oidcFlagsAuthenticator(opts.oidc, metrics, apiserverID);
 
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
@@ -241,7 +265,7 @@ export async function run(argv: string[]): Promise<number> {
   const conflict = anonymousFlagConflict(fileAnonymous, opts.anonymousAuthSet);
   if (conflict) throw new Error(aggregateText([conflict]));
   const anonymous = fileAnonymous ? { enabled: fileAnonymous.enabled, paths: fileAnonymous.conditions.map((c) => c.path) } : { enabled: opts.anonymousAuth };
-  const authn = buildAuthenticator(opts, tls.clientCA, recording ? authenticationMetrics : undefined, jwt ? [jwt] : [], anonymous);
+  const authn = buildAuthenticator(opts, tls.clientCA, recording ? authenticationMetrics : undefined, jwt ? [jwt] : oidc ? [oidc] : [], anonymous, recording ? new TokenCacheMetrics(metrics) : undefined);
   let servingPort = opts.securePort;
   const zpages = installZpages({
     statusz: {
@@ -313,6 +337,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const c of compactors) c.stop();
       stopInflightGauge();
       jwt?.stop();
+      oidc?.close();
       stopProcessMetrics();
       events.cacher.stop();
       rbac.stop();

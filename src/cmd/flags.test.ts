@@ -24,6 +24,7 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     anonymousAuthSet: false,
     authenticationConfig: '',
     tokenAuthFile: '',
+    oidc: { issuerURL: '', clientID: '', caFile: '', usernameClaim: 'sub', usernamePrefix: '', groupsClaim: '', groupsPrefix: '', signingAlgs: ['RS256'], requiredClaims: {}, flagsSet: false },
     requestHeader: { clientCaFile: '', allowedNames: [], usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeaderPrefixes: [] },
     eventTtlMs: 3_600_000,
     storageBackend: 'sqlite',
@@ -170,7 +171,8 @@ test('registry holds name, type, default, help and current value of every flag',
   const reg = flagRegistry();
   assert.deepEqual([...reg.keys()], [
     'admission-control-config-file', 'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'bind-address', 'client-ca-file', 'data-dir', 'disable-admission-plugins', 'disabled-metrics', 'enable-admission-plugins', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
-    'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
+    'max-requests-inflight', 'min-request-timeout', 'oidc-ca-file', 'oidc-client-id', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-issuer-url', 'oidc-required-claim',
+    'oidc-signing-algs', 'oidc-username-claim', 'oidc-username-prefix', 'request-timeout', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
     'requestheader-group-headers', 'requestheader-uid-headers', 'requestheader-username-headers', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
     'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'token-auth-file', 'tracing-config-file', 'v', 'version',
   ]);
@@ -301,6 +303,36 @@ test('request header warnings: lists that leave out the standard header, as upst
     '--requestheader-group-headers is set without specifying the standard X-Remote-Group header - API aggregation will not work',
     '--requestheader-extra-headers-prefix is set without specifying the standard X-Remote-Extra- header prefix - API aggregation will not work',
   ]);
+});
+
+test('--oidc-* flags: upstream names, defaults and value syntax; issuer and client ID together; never with --authentication-config', () => {
+  const o = parseFlags([
+    '--oidc-issuer-url=https://login.example.com',
+    '--oidc-client-id=core',
+    '--oidc-ca-file=/etc/oidc-ca.crt',
+    '--oidc-username-claim=email',
+    '--oidc-groups-claim=groups',
+    '--oidc-groups-prefix=oidc:',
+    '--oidc-signing-algs=RS256,ES256',
+    '--oidc-signing-algs=PS256',
+    '--oidc-required-claim=hd=example.com',
+    '--oidc-required-claim', 'teams=a,b',
+  ]);
+  assert.deepEqual(o.oidc, {
+    issuerURL: 'https://login.example.com', clientID: 'core', caFile: '/etc/oidc-ca.crt', usernameClaim: 'email', usernamePrefix: '',
+    groupsClaim: 'groups', groupsPrefix: 'oidc:', signingAlgs: ['RS256', 'ES256', 'PS256'], requiredClaims: { hd: 'example.com', teams: 'a,b' }, flagsSet: true,
+  });
+  const reg = flagRegistry();
+  assert.deepEqual([reg.get('oidc-required-claim')?.type, reg.get('oidc-required-claim')?.value, reg.get('oidc-required-claim')?.default], ['mapStringString', 'hd=example.com,teams=a,b', '']);
+  assert.deepEqual([reg.get('oidc-signing-algs')?.default, reg.get('oidc-signing-algs')?.value], ['[RS256]', '[RS256,ES256,PS256]']);
+  assert.deepEqual([reg.get('oidc-username-claim')?.default, reg.get('oidc-issuer-url')?.section], ['sub', 'Authentication']);
+  fails(['--oidc-required-claim=hd'], 'invalid argument "hd" for "--oidc-required-claim" flag: malformed pair, expect string=string');
+  fails(['--oidc-issuer-url=https://login.example.com'], 'oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set');
+  // Any oidc flag counts as set, even at its default value, as upstream's tracker.
+  fails(['--oidc-username-claim=sub'], 'oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set');
+  fails(['--authentication-config=/etc/authn.yaml', '--oidc-issuer-url=https://a.example', '--oidc-client-id=c'], 'authentication-config file and oidc-* flags are mutually exclusive');
+  fails(['--authentication-config=/etc/authn.yaml', '--oidc-signing-algs=RS256'], 'authentication-config file and oidc-* flags are mutually exclusive');
+  assert.equal(parseFlags(['--authentication-config=/etc/authn.yaml']).oidc.flagsSet, false);
 });
 
 test('admission flags: comma lists checked against the registered plugins, with upstream\'s texts', () => {

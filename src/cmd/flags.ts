@@ -36,6 +36,8 @@ export interface ServerOptions {
   anonymousAuthSet: boolean;
   /** `--token-auth-file`: '' for none. */
   tokenAuthFile: string;
+  /** The legacy `--oidc-*` flags: one JWT issuer, built as the equivalent AuthenticationConfiguration entry. */
+  oidc: OIDCFlags;
   /** The `--requestheader-*` flags; the front-proxy authenticator exists only with `clientCaFile` set. */
   requestHeader: {
     clientCaFile: string;
@@ -75,6 +77,24 @@ export interface ServerOptions {
   help: boolean;
   /** `--version` was given: print the version and exit 0; nothing else was validated. */
   version: boolean;
+}
+
+/** The `--oidc-*` flags' values (upstream OIDCAuthenticationOptions). */
+export interface OIDCFlags {
+  issuerURL: string;
+  clientID: string;
+  caFile: string;
+  /** Default `sub`. */
+  usernameClaim: string;
+  /** '' lets upstream's rule pick the prefix; `-` means none (see authentication-oidc-flags.ts). */
+  usernamePrefix: string;
+  groupsClaim: string;
+  groupsPrefix: string;
+  /** Default `[RS256]`. */
+  signingAlgs: string[];
+  requiredClaims: Record<string, string>;
+  /** Whether any `--oidc-*` flag was given, even at its default (upstream's FlagsSet). */
+  flagsSet: boolean;
 }
 
 /** One flag as the registry reports it. `default` and `value` are pflag `Value.String()` texts. */
@@ -127,6 +147,22 @@ function newServerFlagSet() {
     disableAdmissionPlugins: stringSlice(fs, 'disable-admission-plugins', `admission plugins that should be disabled although they are in the default enabled plugins list (${defaultEnabledPlugins().join(', ')}). Comma-delimited list of admission plugins: ${registeredPlugins().join(', ')}. The order of plugins in this flag does not matter.`, 'Admission'),
     admissionControlConfigFile: fs.string('admission-control-config-file', '', 'File with admission control configuration.', { section: 'Admission' }),
     tokenAuthFile: fs.string('token-auth-file', '', 'If set, the file that will be used to secure the secure port of the API server via token authentication.', authn),
+    // Upstream's legacy OIDC flags, names, defaults and help as kube-apiserver's.
+    oidcIssuerURL: fs.string('oidc-issuer-url', '', 'The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).', authn),
+    oidcClientID: fs.string('oidc-client-id', '', 'The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.', authn),
+    oidcCAFile: fs.string('oidc-ca-file', '', "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used.", authn),
+    oidcUsernameClaim: fs.string('oidc-username-claim', 'sub', "The OpenID claim to use as the user name. Note that claims other than the default ('sub') is not guaranteed to be unique and immutable. This flag is experimental, please see the authentication documentation for further details.", authn),
+    oidcUsernamePrefix: fs.string('oidc-username-prefix', '', "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.", authn),
+    oidcGroupsClaim: fs.string('oidc-groups-claim', '', 'If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings. This flag is experimental, please see the authentication documentation for further details.', authn),
+    oidcGroupsPrefix: fs.string('oidc-groups-prefix', '', 'If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.', authn),
+    oidcSigningAlgs: stringSlice(fs, 'oidc-signing-algs', "Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512. Values are defined by RFC 7518 https://tools.ietf.org/html/rfc7518#section-3.1.", 'Authentication', ['RS256']),
+    oidcRequiredClaim: fs.add<Record<string, string>>({
+      name: 'oidc-required-claim', type: 'mapStringString', default: {}, ...authn,
+      help: 'A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.',
+      parse: parseMapStringStringNoSplit,
+      // cliflag.MapStringString.String(): `k=v` pairs sorted, joined by commas.
+      format: (m) => Object.entries(m).map(([k, v]) => `${k}=${v}`).sort().join(','),
+    }),
     featureGates: fs.add<Record<string, boolean>>({
       name: 'feature-gates', type: 'mapStringBool', default: {}, help: featureGatesHelp(), ...generic,
       parse: parseFeatureGates, format: formatGates,
@@ -178,6 +214,18 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     anonymousAuth: flags.anonymousAuth.value,
     anonymousAuthSet: flags.anonymousAuth.changed,
     tokenAuthFile: flags.tokenAuthFile.value,
+    oidc: {
+      issuerURL: flags.oidcIssuerURL.value,
+      clientID: flags.oidcClientID.value,
+      caFile: flags.oidcCAFile.value,
+      usernameClaim: flags.oidcUsernameClaim.value,
+      usernamePrefix: flags.oidcUsernamePrefix.value,
+      groupsClaim: flags.oidcGroupsClaim.value,
+      groupsPrefix: flags.oidcGroupsPrefix.value,
+      signingAlgs: [...flags.oidcSigningAlgs.value],
+      requiredClaims: { ...flags.oidcRequiredClaim.value },
+      flagsSet: oidcFlags(flags).some((f) => f.changed),
+    },
     requestHeader: {
       clientCaFile: flags.requestheaderClientCaFile.value,
       allowedNames: [...flags.requestheaderAllowedNames.value],
@@ -272,6 +320,7 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   const disabled = validateDisabledMetrics(flags.disabledMetrics.value);
   if (disabled) errs.push(disabled);
   errs.push(...validateRequestHeader(flags));
+  errs.push(...validateOIDC(flags));
   const allow = validateAllowListMapping(flags.allowMetricLabels.value);
   if (allow) errs.push(allow);
   if (flags.allowMetricLabelsManifest.value !== '') {
@@ -292,10 +341,10 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
  * pflag's StringSlice: the value is read as one CSV record (so an element may be quoted to hold a comma); the first
  * use replaces the default, a repeated one appends. Printed as `[a,b]`.
  */
-function stringSlice(fs: FlagSet, name: string, help: string, section = 'Authentication'): Flag<string[]> {
+function stringSlice(fs: FlagSet, name: string, help: string, section = 'Authentication', def: string[] = []): Flag<string[]> {
   let given = false;
   return fs.add<string[]>({
-    name, type: 'strings', default: [], help, section,
+    name, type: 'strings', default: def, help, section,
     parse: (text, current) => {
       const values = text === '' ? [] : (readGoCSV(text)[0] ?? []);
       const out = given ? [...current, ...values] : values;
@@ -317,6 +366,31 @@ function validateRequestHeader(flags: ReturnType<typeof newServerFlagSet>['flags
     errs.push('--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work');
   }
   return errs;
+}
+
+/** cliflag's MapStringString with NoSplit: one `key=value` per use (the value may hold commas), repeats add up. */
+function parseMapStringStringNoSplit(text: string, current: Record<string, string>): Record<string, string> {
+  const eq = text.indexOf('=');
+  if (eq < 0) throw new Error('malformed pair, expect string=string');
+  return { ...current, [text.slice(0, eq).trim()]: text.slice(eq + 1).trim() };
+}
+
+type Flags = ReturnType<typeof newServerFlagSet>['flags'];
+
+function oidcFlags(flags: Flags): Flag<unknown>[] {
+  return [flags.oidcIssuerURL, flags.oidcClientID, flags.oidcCAFile, flags.oidcUsernameClaim, flags.oidcUsernamePrefix, flags.oidcGroupsClaim, flags.oidcGroupsPrefix, flags.oidcSigningAlgs, flags.oidcRequiredClaim] as Flag<unknown>[];
+}
+
+/**
+ * Upstream validateOIDCOptions: any `--oidc-*` flag needs both the issuer URL and the client ID, and none may be given
+ * with `--authentication-config`. The rest (https, the signing algorithms, the CA) is checked at start-up, on the
+ * AuthenticationConfiguration the flags stand for, with that validation's texts.
+ */
+function validateOIDC(flags: Flags): string[] {
+  if (!oidcFlags(flags).some((f) => f.changed)) return [];
+  if (flags.authenticationConfig.value !== '') return ['authentication-config file and oidc-* flags are mutually exclusive'];
+  if (flags.oidcIssuerURL.value === '' || flags.oidcClientID.value === '') return ['oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set'];
+  return [];
 }
 
 function hasFolded(list: readonly string[], want: string): boolean {

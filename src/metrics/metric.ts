@@ -108,6 +108,13 @@ export class MetricVec<S extends Series> {
     return s.series;
   }
 
+  /** Forgets one series (Go's DeleteLabelValues), e.g. of an issuer no longer configured; values as for `with`. */
+  delete(...values: string[]): void {
+    const o = this.#o;
+    if (o.allowed) values = values.map((v, i) => (o.allowed![i] && !o.allowed![i]!.has(v) ? UNEXPECTED_LABEL_VALUE : v));
+    this.#series.delete(values.join('\u0000'));
+  }
+
   /** Forgets every series (Go's Reset): an info metric that names only the current state. */
   reset(): void {
     this.#series.clear();
