@@ -26,6 +26,8 @@ import { registerSelfSubjectReviews } from '../registry/selfsubjectreviews/stora
 import { AuthenticationMetrics } from '../server/authentication-metrics.ts';
 import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
+import { ConfiguredAuthorizer } from './authorization.ts';
+import { AuthorizationMetrics } from './authorization-metrics.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
@@ -210,7 +212,9 @@ export async function run(argv: string[]): Promise<number> {
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
   // Loaded before serving: a bad file stops the start with upstream's message.
-  const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID: `apiserver-${randomUUID()}` }) : undefined;
+  const apiserverID = `apiserver-${randomUUID()}`;
+  const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID }) : undefined;
+  const configured = new ConfiguredAuthorizer(opts.authorization, { rbac: rbac.authorizer, apiserverID, ...(recording ? { metrics: new AuthorizationMetrics(metrics) } : {}) });
 
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
@@ -231,6 +235,11 @@ export async function run(argv: string[]): Promise<number> {
   const conflict = anonymousFlagConflict(fileAnonymous, opts.anonymousAuthSet);
   if (conflict) throw new Error(aggregateText([conflict]));
   const anonymous = fileAnonymous ? { enabled: fileAnonymous.enabled, paths: fileAnonymous.conditions.map((c) => c.path) } : { enabled: opts.anonymousAuth };
+  if (!fileAnonymous && anonymous.enabled && !opts.authorization.config && opts.authorization.modes.includes('AlwaysAllow')) {
+    // Upstream's ApplyAuthorization: AlwaysAllow would hand everything to anyone without credentials.
+    log.warning('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
+    anonymous.enabled = false;
+  }
   const authn = buildAuthenticator(opts, tls.clientCA, recording ? authenticationMetrics : undefined, jwt ? [jwt] : [], anonymous);
   let servingPort = opts.securePort;
   const zpages = installZpages({
@@ -247,8 +256,8 @@ export async function run(argv: string[]): Promise<number> {
     configz: () => effectiveConfig(opts, { dataDir, port: servingPort }),
   });
   // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode), then
-  // RBAC; a request neither allows ends with NoOpinion: 403.
-  const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), rbac.authorizer]);
+  // the configured chain (RBAC by default); a request nothing allows ends with NoOpinion: 403.
+  const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), configured]);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -297,6 +306,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const c of compactors) c.stop();
       stopInflightGauge();
       jwt?.stop();
+      configured.stop();
       stopProcessMetrics();
       events.cacher.stop();
       rbac.stop();

@@ -13,6 +13,7 @@ import { versionInfo } from '../version.ts';
 import { readGoCSV } from '../util/gocsv.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
+import { type AuthorizationOptions, authorizationOptions, declareAuthorizationFlags, validateAuthorizationFlags } from './authorization-flags.ts';
 
 export { FlagError } from './flagset.ts';
 
@@ -33,6 +34,8 @@ export interface ServerOptions {
   anonymousAuth: boolean;
   /** Whether `--anonymous-auth` was given (an AuthenticationConfiguration with `anonymous` then refuses to start). */
   anonymousAuthSet: boolean;
+  /** `--authorization-mode`, `--authorization-webhook-*`, `--authorization-config` (authorization-flags.ts). */
+  authorization: AuthorizationOptions;
   /** `--token-auth-file`: '' for none. */
   tokenAuthFile: string;
   /** The `--requestheader-*` flags; the front-proxy authenticator exists only with `clientCaFile` set. */
@@ -84,7 +87,7 @@ export interface FlagInfo {
   classified: boolean;
 }
 
-const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
+const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Authorization', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
 const STORAGE_BACKENDS = ['sqlite'];
 const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'];
 
@@ -117,6 +120,7 @@ function newServerFlagSet() {
     requestheaderGroupHeaders: stringSlice(fs, 'requestheader-group-headers', 'List of request headers to inspect for groups. X-Remote-Group is suggested.'),
     requestheaderUidHeaders: stringSlice(fs, 'requestheader-uid-headers', 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.'),
     requestheaderUsernameHeaders: stringSlice(fs, 'requestheader-username-headers', 'List of request headers to inspect for usernames. X-Remote-User is common.'),
+    authorization: declareAuthorizationFlags(fs),
     tokenAuthFile: fs.string('token-auth-file', '', 'If set, the file that will be used to secure the secure port of the API server via token authentication.', authn),
     featureGates: fs.add<Record<string, boolean>>({
       name: 'feature-gates', type: 'mapStringBool', default: {}, help: featureGatesHelp(), ...generic,
@@ -169,6 +173,7 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     anonymousAuth: flags.anonymousAuth.value,
     anonymousAuthSet: flags.anonymousAuth.changed,
     tokenAuthFile: flags.tokenAuthFile.value,
+    authorization: authorizationOptions(flags.authorization),
     requestHeader: {
       clientCaFile: flags.requestheaderClientCaFile.value,
       allowedNames: [...flags.requestheaderAllowedNames.value],
@@ -260,6 +265,7 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   const disabled = validateDisabledMetrics(flags.disabledMetrics.value);
   if (disabled) errs.push(disabled);
   errs.push(...validateRequestHeader(flags));
+  errs.push(...validateAuthorizationFlags(flags.authorization));
   const allow = validateAllowListMapping(flags.allowMetricLabels.value);
   if (allow) errs.push(allow);
   if (flags.allowMetricLabelsManifest.value !== '') {
