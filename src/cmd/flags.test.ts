@@ -23,6 +23,7 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     anonymousAuth: true,
     anonymousAuthSet: false,
     authenticationConfig: '',
+    authorization: { modes: ['RBAC'], policyFile: '', webhookConfigFile: '', webhookVersion: 'v1beta1', webhookCacheAuthorizedTTLMs: 300_000, webhookCacheUnauthorizedTTLMs: 30_000, config: '' },
     tokenAuthFile: '',
     requestHeader: { clientCaFile: '', allowedNames: [], usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeaderPrefixes: [] },
     eventTtlMs: 3_600_000,
@@ -166,7 +167,8 @@ test('registry holds name, type, default, help and current value of every flag',
   parseFlags(['--event-ttl=90m', '-v', '2']);
   const reg = flagRegistry();
   assert.deepEqual([...reg.keys()], [
-    'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
+    'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'authorization-config', 'authorization-mode', 'authorization-policy-file',
+    'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl', 'authorization-webhook-config-file', 'authorization-webhook-version', 'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
     'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
     'requestheader-group-headers', 'requestheader-uid-headers', 'requestheader-username-headers', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
     'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'token-auth-file', 'tracing-config-file', 'v', 'version',
@@ -194,7 +196,7 @@ test('usage lists every flag with type, default and help, in kube-apiserver sect
     for (const line of info.help.split('\n')) assert.ok(text.includes(line), info.name);
   }
   const sections = [...text.matchAll(/^(.*) flags:$/gm)].map((m) => m[1]);
-  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global']);
+  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Authorization', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global']);
   assert.match(text, /^ {6}--event-ttl duration {2}Amount of time to retain events\. \(default 1h0m0s\)$/m);
   assert.match(text, /^ {6}--data-dir string {2,}.* \(default "\.\/data"\)$/m);
   assert.match(text, /^ {6}--secure-port int {2,}.* \(default 6443\)$/m);

@@ -62,13 +62,22 @@ export class WebhookClient {
         : undefined;
   }
 
-  /** POSTs `body` and returns the parsed JSON answer of a 2xx, retrying as described above; throws WebhookCallError. */
-  async post(body: string, observe: AttemptObserver, signal?: AbortSignal): Promise<unknown> {
+  /**
+   * POSTs `body` and returns the 2xx answer as `decode` reads its JSON (a decode error fails the attempt, as a body
+   * the REST client cannot decode does), retrying as described above; throws WebhookCallError.
+   */
+  async post<T>(body: string, decode: (answer: unknown) => T, observe: AttemptObserver, signal?: AbortSignal): Promise<T> {
     let delay = this.#backoff.initialMs;
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
       try {
-        const answer = await this.#once(body, signal);
+        const json = await this.#once(body, signal);
+        let answer: T;
+        try {
+          answer = decode(json);
+        } catch (e) {
+          throw new WebhookCallError((e as Error).message, 'error');
+        }
         observe('success', (performance.now() - started) / 1000);
         return answer;
       } catch (e) {

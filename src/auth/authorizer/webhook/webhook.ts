@@ -126,12 +126,11 @@ export class WebhookAuthorizer implements Authorizer {
     const version = this.#o.subjectAccessReviewVersion;
     let status: SubjectAccessReviewStatus;
     try {
-      const answer = await this.#client.post(reviewBody(spec, version), (result, seconds) => this.#o.recorder?.evaluation(result, seconds));
-      try {
-        status = parseStatus(answer, version);
-      } catch (e) {
-        throw new WebhookCallError((e as Error).message, 'error');
-      }
+      status = await this.#client.post(
+        reviewBody(spec, version),
+        (answer) => parseStatus(answer, version),
+        (result, seconds) => this.#o.recorder?.evaluation(result, seconds),
+      );
     } catch (e) {
       const err = e instanceof WebhookCallError ? e : new WebhookCallError(String(e), 'error');
       this.#o.log?.('Failed to make webhook authorizer request', err);
