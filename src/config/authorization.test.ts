@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileAuthorizationData, decodeAuthorizationConfiguration, loadAuthorizationConfiguration } from './authorization.ts';
@@ -146,4 +146,11 @@ test('a file that cannot be read: Go\'s open error', () => {
   const f = join(dir, 'ok.yaml');
   writeFileSync(f, `${HEAD}authorizers:\n- {type: AlwaysAllow, name: alwaysallow}\n`);
   assert.equal(loadAuthorizationConfiguration(f).config.authorizers[0]!.type, 'AlwaysAllow');
+});
+
+test('examples/authorization-config.yaml is valid (with its kubeconfig in place)', () => {
+  const text = readFileSync(join(import.meta.dirname, '../../examples/authorization-config.yaml'), 'utf8').replace('/etc/core-apiserver/team-policy.kubeconfig', kubeconfig);
+  const c = compileAuthorizationData(text);
+  assert.deepEqual(c.errors, []);
+  assert.equal(c.matchConditions[0]!.length, 3);
 });
