@@ -276,6 +276,9 @@ describe('--authorization-config with webhooks before RBAC', () => {
     has(/^apiserver_authorization_match_condition_exclusions_total\{name="open",type="Webhook"\} [1-9]/m);
     has(/^apiserver_authorization_match_condition_evaluation_errors_total\{name="strict",type="Webhook"\} [1-9]/m);
     has(/^apiserver_authorization_match_condition_evaluation_seconds_count\{name="open",type="Webhook"\} [1-9]/m);
+    // The filter's view: 500s are errors, 403s after a webhook's Deny are denied, after nobody's Allow no-opinion.
+    for (const result of ['allowed', 'denied', 'no-opinion', 'error']) has(new RegExp(`^authorization_attempts_total\\{result="${result}"\\} [1-9]`, 'm'));
+    has(/^authorization_duration_seconds_count\{result="allowed"\} [1-9]/m);
     has(/^apiserver_authorization_config_controller_last_config_info\{apiserver_id_hash="sha256:[0-9a-f]{64}",hash="sha256:[0-9a-f]{64}"\} 1$/m);
   });
 

@@ -10,7 +10,10 @@
  * - `apiserver_authorization_match_condition_evaluation_seconds`, `_exclusions_total`, `_evaluation_errors_total`
  *   `{name,type}` per evaluation of a webhook's match conditions.
  * - `apiserver_authorization_config_controller_*` for reloads of `--authorization-config`.
+ * - `authorization_attempts_total`, `authorization_duration_seconds{result}`: the authorization filter's
+ *   decisions (upstream's recordAuthorizationMetrics), recorded around the authorizer the filter asks.
  */
+import type { Attributes, AuthorizationResult, Authorizer } from '../auth/authorizer/interface.ts';
 import type { WebhookRecorder } from '../auth/authorizer/webhook/webhook.ts';
 import type { CounterSeries } from '../metrics/metric.ts';
 import type { Registry } from '../metrics/registry.ts';
@@ -19,6 +22,9 @@ import { sha256Label } from './authentication-config.ts';
 /** client_golang's DefBuckets. */
 const DEF_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const MATCH_CONDITION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25];
+/** ExponentialBuckets(0.001, 2, 15). */
+const FILTER_BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
+type FilterResult = 'allowed' | 'denied' | 'no-opinion' | 'error';
 
 export class AuthorizationMetrics {
   readonly #registry: Registry;
@@ -58,6 +64,33 @@ export class AuthorizationMetrics {
         this.#mcSeconds.with(name, 'Webhook').observe(seconds);
         if (outcome === 'excluded') this.#mcExclusions.with(name, 'Webhook').inc();
         else if (outcome === 'error') this.#mcErrors.with(name, 'Webhook').inc();
+      },
+    };
+  }
+
+  /**
+   * The authorizer the authorization filter asks, counting every answer in `authorization_attempts_total` and
+   * timing it in `authorization_duration_seconds`. A decision carrying an error is `error` unless it allows, as
+   * upstream labels it. Only the filter's authorizer is wrapped: escalation checks are not requests.
+   */
+  filter(inner: Authorizer): Authorizer {
+    const attempts = this.#registry.counter('authorization_attempts_total', "Counter of authorization attempts broken down by result. It can be either 'allowed', 'denied', 'no-opinion' or 'error'.");
+    const duration = this.#registry.histogram('authorization_duration_seconds', 'Authorization duration in seconds broken out by result.', FILTER_BUCKETS);
+    const series = Object.fromEntries((['allowed', 'denied', 'no-opinion', 'error'] as const).map((r) => [r, { count: attempts.with(r), seconds: duration.with(r) }])) as Record<
+      FilterResult,
+      { count: CounterSeries; seconds: ReturnType<typeof duration.with> }
+    >;
+    const record = (r: AuthorizationResult, started: number): AuthorizationResult => {
+      const label: FilterResult = r.decision === 'Allow' ? 'allowed' : r.error ? 'error' : r.decision === 'Deny' ? 'denied' : 'no-opinion';
+      series[label].count.inc();
+      series[label].seconds.observe((performance.now() - started) / 1000);
+      return r;
+    };
+    return {
+      authorize(a: Attributes) {
+        const started = performance.now();
+        const r = inner.authorize(a);
+        return r instanceof Promise ? r.then((x) => record(x, started)) : record(r, started);
       },
     };
   }

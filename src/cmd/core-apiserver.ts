@@ -214,7 +214,8 @@ export async function run(argv: string[]): Promise<number> {
   // Loaded before serving: a bad file stops the start with upstream's message.
   const apiserverID = `apiserver-${randomUUID()}`;
   const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID }) : undefined;
-  const configured = new ConfiguredAuthorizer(opts.authorization, { rbac: rbac.authorizer, apiserverID, ...(recording ? { metrics: new AuthorizationMetrics(metrics) } : {}) });
+  const authorizationMetrics = recording ? new AuthorizationMetrics(metrics) : undefined;
+  const configured = new ConfiguredAuthorizer(opts.authorization, { rbac: rbac.authorizer, apiserverID, ...(authorizationMetrics ? { metrics: authorizationMetrics } : {}) });
 
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
@@ -273,7 +274,7 @@ export async function run(argv: string[]): Promise<number> {
     authenticator: authn.authenticator,
     ...(authn.requestHeaders ? { requestHeaders: authn.requestHeaders } : {}),
     ...(recording ? { authenticationMetrics } : {}),
-    authorizer,
+    authorizer: authorizationMetrics ? authorizationMetrics.filter(authorizer) : authorizer,
     admission: new AdmissionChain([rbac.escalation(() => authorizer)]),
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
