@@ -1,9 +1,10 @@
 /**
  * End-to-end: --authorization-config with two webhooks (a test webhook on loopback HTTPS with its own CA, recording
- * every SubjectAccessReview) in front of RBAC, and the legacy --authorization-mode=Webhook flags. Users come from
- * --token-auth-file; the webhook's answer depends on the user, so one server plays every case: allow, deny, no
- * opinion falling through to RBAC, timeouts and malformed answers under each failure policy, match conditions that
- * exclude or fail, the decision cache, retries, the namespace matrix, metrics, and reloading the file.
+ * every SubjectAccessReview, requiring the client certificate its kubeconfig names) in front of RBAC, and the legacy
+ * --authorization-mode=Webhook flags. Users come from --token-auth-file; the webhook's answer depends on the user, so
+ * one server plays every case: allow, deny, no opinion falling through to RBAC, timeouts and malformed answers under
+ * each failure policy, match conditions that exclude or fail, the decision cache, retries, the namespace matrix,
+ * metrics, and reloading the file.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -104,7 +105,7 @@ async function until(what: string, ok: () => Promise<boolean>, ms = 15_000): Pro
 }
 
 before(async () => {
-  await webhook.start();
+  await webhook.start({ mtls: true });
   webhook.answer = answer;
   webhook.writeKubeconfig(join(dir, 'open.kubeconfig'), '/open', 'webhook-secret');
   webhook.writeKubeconfig(join(dir, 'strict.kubeconfig'), '/strict');
@@ -140,7 +141,8 @@ describe('--authorization-config with webhooks before RBAC', () => {
       groups: ['team-a', 'system:authenticated'],
       uid: 'uid-alice',
     });
-    // The kubeconfig's token authenticates the server to the webhook.
+    // The kubeconfig's client certificate and token authenticate the server to the webhook.
+    assert.equal(review.clientCN, 'core-apiserver');
     assert.equal(review.headers.authorization, 'Bearer webhook-secret');
     assert.equal(review.headers['content-type'], 'application/json');
   });

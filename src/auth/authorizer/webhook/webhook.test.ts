@@ -225,3 +225,23 @@ describe('LRUExpireCache', () => {
     assert.equal(c.get('d'), undefined, 'a TTL of 0 stores nothing');
   });
 });
+
+describe('a webhook that authenticates its callers (mTLS)', () => {
+  const mtls = new TestWebhookServer();
+  before(() => mtls.start({ mtls: true }));
+  after(() => mtls.close());
+
+  it('presents the kubeconfig\'s client certificate; without it the call fails', async () => {
+    mtls.answer = () => ({ allowed: true });
+    const base = { url: new URL(`${mtls.url}/mtls`), ca: mtls.caPem, insecureSkipTLSVerify: false };
+    const { a } = authorizer({ connection: { ...base, cert: mtls.client!.certPem, key: mtls.client!.keyPem } });
+    assert.equal((await a.authorize(attrs())).decision, 'Allow');
+    assert.equal(mtls.on('/mtls')[0]!.clientCN, 'core-apiserver');
+    a.close();
+    const { a: anonymous } = authorizer({ connection: base, failurePolicy: 'Deny' });
+    const d = await anonymous.authorize(attrs());
+    assert.equal(d.decision, 'Deny');
+    assert.ok(d.error);
+    anonymous.close();
+  });
+});

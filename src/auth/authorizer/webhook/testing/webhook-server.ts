@@ -3,14 +3,22 @@
  * (path, headers, body) and answers what the test's `answer` function says — a status, a delay, a raw body — so
  * tests can play allow, deny, no opinion, slow, broken and flaky webhooks. Writes the kubeconfig that names it.
  */
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+import { KeyObject, randomBytes, webcrypto } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import { newLoopbackPKI } from '../../../authenticator/jwt/testing/loopback-pki.ts';
 
+x509.cryptoProvider.set(webcrypto as never);
+
 export interface RecordedReview {
   readonly path: string;
+  /** The client certificate's CN, when the server asked for one (`start({ mtls: true })`). */
+  readonly clientCN?: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: any;
 }
@@ -28,17 +36,24 @@ export interface Answer {
   readonly headers?: Record<string, string>;
 }
 
+const b64of = (s: string) => Buffer.from(s).toString('base64');
+
 export class TestWebhookServer {
   url = '';
   caPem = '';
   readonly reviews: RecordedReview[] = [];
   answer: (review: RecordedReview) => Answer = () => ({ allowed: false });
+  /** With mTLS: a client certificate (CN `core-apiserver`) the server accepts, signed by a CA of its own. */
+  client: { certPem: string; keyPem: string } | undefined;
   #server: Server | undefined;
 
-  async start(): Promise<this> {
+  async start(o: { mtls?: boolean } = {}): Promise<this> {
     const pki = await newLoopbackPKI();
     this.caPem = pki.caPem;
-    this.#server = createServer({ cert: pki.certPem, key: pki.keyPem }, (req, res) => {
+    let clientCA: string | undefined;
+    if (o.mtls) ({ caPem: clientCA, client: this.client } = await newClientPKI());
+    const tls = clientCA ? { requestCert: true, rejectUnauthorized: true, ca: clientCA } : {};
+    this.#server = createServer({ cert: pki.certPem, key: pki.keyPem, ...tls }, (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -48,7 +63,8 @@ export class TestWebhookServer {
         } catch {
           body = Buffer.concat(chunks).toString('utf8');
         }
-        const review: RecordedReview = { path: req.url ?? '', headers: req.headers, body };
+        const cn = clientCA ? (req.socket as TLSSocket).getPeerCertificate().subject?.CN : undefined;
+        const review: RecordedReview = { path: req.url ?? '', headers: req.headers, body, ...(typeof cn === 'string' ? { clientCN: cn } : {}) };
         this.reviews.push(review);
         const a = this.answer(review);
         const send = () => {
@@ -75,7 +91,10 @@ export class TestWebhookServer {
     return this.reviews.filter((r) => r.path === path);
   }
 
-  /** Writes a kubeconfig naming this server at `path` of its URL, trusting its CA (embedded), with an optional token. */
+  /**
+   * Writes a kubeconfig naming this server at `path` of its URL, trusting its CA, with the client certificate (mTLS)
+   * and an optional token, all embedded.
+   */
   writeKubeconfig(file: string, path: string, token?: string): void {
     const b64 = Buffer.from(this.caPem).toString('base64');
     writeFileSync(
@@ -90,7 +109,7 @@ export class TestWebhookServer {
         `    certificate-authority-data: ${b64}`,
         'users:',
         '- name: apiserver',
-        `  user: ${token ? `{token: ${token}}` : '{}'}`,
+        `  user: {${[...(token ? [`token: ${token}`] : []), ...(this.client ? [`client-certificate-data: ${b64of(this.client.certPem)}`, `client-key-data: ${b64of(this.client.keyPem)}`] : [])].join(', ')}}`,
         'contexts:',
         '- name: webhook',
         '  context: {cluster: authz, user: apiserver}',
@@ -104,4 +123,37 @@ export class TestWebhookServer {
     this.#server?.closeAllConnections();
     await new Promise<void>((r) => (this.#server ? this.#server.close(() => r()) : r()));
   }
+}
+
+/** A CA and a client certificate (EKU clientAuth) it signed, for webhooks that authenticate their callers. */
+async function newClientPKI(): Promise<{ caPem: string; client: { certPem: string; keyPem: string } }> {
+  const alg = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+  const signing = { name: 'ECDSA', hash: 'SHA-256' } as const;
+  const gen = () => webcrypto.subtle.generateKey(alg, true, ['sign', 'verify']) as Promise<webcrypto.CryptoKeyPair>;
+  const [caKey, leafKey] = await Promise.all([gen(), gen()]);
+  const now = Date.now();
+  const validity = { notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) };
+  const caName = new x509.Name([{ CN: ['test-webhook-client-ca'] }]);
+  const ca = await x509.X509CertificateGenerator.create({
+    serialNumber: randomBytes(8).toString('hex').replace(/^./, '1'),
+    subject: caName,
+    issuer: caName,
+    ...validity,
+    signingAlgorithm: signing,
+    publicKey: caKey.publicKey,
+    signingKey: caKey.privateKey,
+    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true)],
+  });
+  const leaf = await x509.X509CertificateGenerator.create({
+    serialNumber: randomBytes(8).toString('hex').replace(/^./, '2'),
+    subject: new x509.Name([{ CN: ['core-apiserver'] }]),
+    issuer: caName,
+    ...validity,
+    signingAlgorithm: signing,
+    publicKey: leafKey.publicKey,
+    signingKey: caKey.privateKey,
+    extensions: [new x509.BasicConstraintsExtension(false, undefined, true), new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])],
+  });
+  const keyPem = KeyObject.from(leafKey.privateKey).export({ type: 'pkcs8', format: 'pem' }) as string;
+  return { caPem: ca.toString('pem') + '\n', client: { certPem: leaf.toString('pem') + '\n', keyPem } };
 }
