@@ -322,6 +322,18 @@ describe('--authorization-mode=Webhook with the legacy flags', () => {
   });
 });
 
+describe('--authorization-mode=AlwaysAllow', () => {
+  const open = new TestServer();
+  before(() => open.start(['--authorization-mode=AlwaysAllow', `--token-auth-file=${tokensPath}`]));
+  after(() => open.cleanup());
+
+  it('allows every authenticated user everything, and turns anonymous requests off as upstream does', async () => {
+    assert.equal((await open.request('DELETE', events('anywhere'), undefined, bearer('carol'), false)).status, 200);
+    assert.equal((await open.request('GET', '/apis/events.cluster.io/v1/events', undefined, {}, false)).status, 401);
+    assert.match(open.stderr, /AnonymousAuth is not allowed with the AlwaysAllow authorizer\. Resetting AnonymousAuth to false/);
+  });
+});
+
 describe('start-up errors', () => {
   const start = (...args: string[]) => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${join(dir, 'refused')}`, '--secure-port=0', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
