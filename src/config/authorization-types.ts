@@ -31,6 +31,8 @@ export const FAILURE_POLICY_NO_OPINION = 'NoOpinion';
 export const FAILURE_POLICY_DENY = 'Deny';
 export const CONNECTION_KUBECONFIG_FILE = 'KubeConfigFile';
 export const CONNECTION_IN_CLUSTER = 'InClusterConfig';
+/** The spec's renaming (kube → core) of `KubeConfigFile`, accepted as the same type. */
+export const CONNECTION_CORE_CONFIG_FILE = 'CoreConfigFile';
 
 export interface WebhookConfiguration {
   /** Defaulted to 5m when the file leaves it out (or gives 0). */
@@ -55,6 +57,8 @@ export interface WebhookConnectionInfo {
   kubeConfigFile?: string;
   /** Both spellings were given (a validation error). */
   bothSpellings?: boolean;
+  /** Which spelling the file used, so that errors name the field as written. */
+  spelledAs?: 'kubeConfigFile' | 'coreConfigFile';
 }
 
 export interface WebhookMatchCondition {

@@ -17,6 +17,7 @@ import { compileMatchCondition } from '../cel/authorization.ts';
 import type { CompiledExpression } from '../cel/environment.ts';
 import {
   type AuthorizationConfiguration,
+  CONNECTION_CORE_CONFIG_FILE,
   CONNECTION_IN_CLUSTER,
   CONNECTION_KUBECONFIG_FILE,
   FAILURE_POLICY_DENY,
@@ -118,7 +119,7 @@ function validateWebhook(w: WebhookConfiguration, path: string, errs: FieldError
   }
   const ci = w.connectionInfo;
   const file = ci.kubeConfigFile;
-  const filePath = `${path}.connectionInfo.kubeConfigFile`;
+  const filePath = `${path}.connectionInfo.${ci.spelledAs ?? 'kubeConfigFile'}`;
   if (ci.bothSpellings) errs.push(forbidden(`${path}.connectionInfo.coreConfigFile`, 'may not be set together with kubeConfigFile (the same field, spelled as upstream)'));
   switch (ci.type) {
     case '':
@@ -130,6 +131,7 @@ function validateWebhook(w: WebhookConfiguration, path: string, errs: FieldError
       else errs.push(notSupported(`${path}.connectionInfo.type`, ci.type, [CONNECTION_KUBECONFIG_FILE]));
       break;
     case CONNECTION_KUBECONFIG_FILE:
+    case CONNECTION_CORE_CONFIG_FILE:
       if (file === undefined || file === '') errs.push(required(filePath));
       else if (!isAbsolute(file)) errs.push(invalid(filePath, file, 'must be an absolute path'));
       else {

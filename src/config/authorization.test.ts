@@ -51,6 +51,7 @@ test('a valid file: defaults for the TTLs and cache switches, both spellings of 
   });
   const spec = compileAuthorizationData(`${HEAD}authorizers:\n${webhook({ connectionInfo: `{type: KubeConfigFile, coreConfigFile: ${kubeconfig}}`, cacheAuthorizedRequests: 'false', authorizedTTL: '1m' })}`);
   assert.equal(spec.config.authorizers[0]!.webhook!.connectionInfo.kubeConfigFile, kubeconfig);
+  assert.deepEqual(compileAuthorizationData(`${HEAD}authorizers:\n${webhook({ connectionInfo: `{type: CoreConfigFile, coreConfigFile: ${kubeconfig}}` })}`).errors, []);
   assert.equal(spec.config.authorizers[0]!.webhook!.cacheAuthorizedRequests, false);
   assert.equal(spec.config.authorizers[0]!.webhook!.authorizedTTLMs, 60_000);
 });
@@ -110,6 +111,8 @@ test('webhook fields: timeout, TTLs, versions, failure policy, connection info',
     one({ connectionInfo: `{type: KubeConfigFile, kubeConfigFile: ${dir}/none}` }),
     `authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "${dir}/none": error loading file: stat ${dir}/none: no such file or directory`,
   );
+  // The spec's spelling is named as written.
+  assert.equal(one({ connectionInfo: '{type: KubeConfigFile, coreConfigFile: x.yaml}' }), 'authorizers[0].connectionInfo.coreConfigFile: Invalid value: "x.yaml": must be an absolute path');
   assert.equal(one({ connectionInfo: `{type: KubeConfigFile, kubeConfigFile: ${dir}}` }), `authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "${dir}": must be a regular file`);
   assert.equal(one({ connectionInfo: `{type: InClusterConfig, kubeConfigFile: ${kubeconfig}}` }), `authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "${kubeconfig}": can only be set when type=KubeConfigFile`);
   assert.equal(one({ connectionInfo: '{type: InClusterConfig}' }), 'authorizers[0].connectionInfo.type: Unsupported value: "InClusterConfig": supported values: "KubeConfigFile"');

@@ -174,6 +174,7 @@ function webhookWithDefaults(w: Loose): WebhookConfiguration {
       type: str(ci, 'type'),
       ...(kube !== undefined || core !== undefined ? { kubeConfigFile: kube ?? core } : {}),
       ...(kube !== undefined && core !== undefined ? { bothSpellings: true } : {}),
+      ...(kube === undefined && core !== undefined ? { spelledAs: 'coreConfigFile' as const } : {}),
     },
     matchConditions: list<Loose>(w, 'matchConditions').map((m) => ({ expression: str(m, 'expression') })),
   };
