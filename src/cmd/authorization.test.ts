@@ -106,7 +106,9 @@ describe('the configured chain', () => {
     assert.throws(() => new ConfiguredAuthorizer(parseFlags([`--authorization-config=${join(dir, 'none.yaml')}`]).authorization, { rbac, apiserverID: 'x' }), {
       message: `open ${join(dir, 'none.yaml')}: no such file or directory`,
     });
-    assert.throws(() => new ConfiguredAuthorizer(parseFlags(['--authorization-mode=Webhook', `--authorization-webhook-config-file=${join(dir, 'none')}`]).authorization, { rbac, apiserverID: 'x' }), /invalid webhook kubeconfig/);
+    assert.throws(() => new ConfiguredAuthorizer(parseFlags(['--authorization-mode=Webhook', `--authorization-webhook-config-file=${join(dir, 'none')}`]).authorization, { rbac, apiserverID: 'x' }), {
+      message: `invalid webhook kubeconfig ${join(dir, 'none')}: open ${join(dir, 'none')}: no such file or directory`,
+    });
   });
 });
 

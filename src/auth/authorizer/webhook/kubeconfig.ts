@@ -56,9 +56,17 @@ function pem(o: Loose | undefined, field: string, base: string, path: string): s
 }
 
 export function loadWebhookConnection(path: string): WebhookConnection {
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
+    throw new Error(`invalid webhook kubeconfig ${path}: open ${path}: ${reason}`);
+  }
   let doc: unknown;
   try {
-    doc = parseYAML(readFileSync(path, 'utf8'));
+    doc = parseYAML(raw);
   } catch (e) {
     throw new Error(`invalid webhook kubeconfig ${path}: ${(e as Error).message}`);
   }
