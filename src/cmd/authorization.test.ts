@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Attributes, Authorizer } from '../auth/authorizer/interface.ts';
+import type { RuleResolver } from '../auth/authorizer/rules.ts';
 import { loadWebhookConnection } from '../auth/authorizer/webhook/kubeconfig.ts';
 import { Registry } from '../metrics/registry.ts';
 import { writeText } from '../metrics/text.ts';
@@ -25,8 +26,11 @@ const attrs = (user: string): Attributes => ({
   path: '/apis/events.cluster.io/v1/namespaces/a/events',
   isResourceRequest: true,
 });
-/** RBAC stand-in: allows alice only. */
-const rbac: Authorizer = { authorize: (a) => (a.user.name === 'alice' ? { decision: 'Allow', reason: 'RBAC: test' } : { decision: 'NoOpinion', reason: '' }) };
+/** RBAC stand-in: allows alice only, and lists one rule. */
+const rbac: Authorizer & RuleResolver = {
+  authorize: (a) => (a.user.name === 'alice' ? { decision: 'Allow', reason: 'RBAC: test' } : { decision: 'NoOpinion', reason: '' }),
+  rulesFor: () => ({ resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['events'], resourceNames: [] }], nonResourceRules: [], incomplete: false }),
+};
 
 describe('the configured chain', () => {
   const stops: (() => void)[] = [];
@@ -42,6 +46,21 @@ describe('the configured chain', () => {
     const def = new ConfiguredAuthorizer(parseFlags([]).authorization, { rbac, apiserverID: 'x' });
     assert.equal((await def.authorize(attrs('bob'))).decision, 'NoOpinion');
     assert.equal((await def.authorize(attrs('alice'))).decision, 'Allow');
+  });
+
+  it('lists the rules of the chain: RBAC\'s, AlwaysAllow\'s everything, a webhook\'s none and incomplete', () => {
+    const chain = new ConfiguredAuthorizer(parseFlags(['--authorization-mode=AlwaysDeny,RBAC,AlwaysAllow']).authorization, { rbac, apiserverID: 'x' });
+    const r = chain.rulesFor({ name: 'bob', groups: [] }, 'a');
+    assert.deepEqual(r.resourceRules.map((x) => x.verbs), [['get'], ['*']]);
+    assert.equal(r.incomplete, false);
+    const kc = join(dir, 'rules.kubeconfig');
+    writeFileSync(kc, 'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1/"}}]\n');
+    const hooked = new ConfiguredAuthorizer(parseFlags(['--authorization-mode=Webhook,RBAC', `--authorization-webhook-config-file=${kc}`]).authorization, { rbac, apiserverID: 'x' });
+    const h = hooked.rulesFor({ name: 'bob', groups: [] }, 'a');
+    assert.equal(h.incomplete, true);
+    assert.equal(h.error?.message, 'webhook authorizer does not support user rule resolution');
+    assert.equal(h.resourceRules.length, 1);
+    hooked.stop();
   });
 
   it('the legacy webhook flags become upstream\'s configuration: name default, 30s, NoOpinion, caches off at TTL 0', () => {

@@ -15,6 +15,8 @@ import { basename, dirname } from 'node:path';
 import { alwaysAllow, alwaysDeny } from '../auth/authorizer/always.ts';
 import type { Attributes, AuthorizationResult, Authorizer } from '../auth/authorizer/interface.ts';
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
+import { ALWAYS_ALLOW_RULES, ALWAYS_DENY_RULES, type RuleResolver, type RulesResult, UnionRuleResolver, unsupportedRuleResolver } from '../auth/authorizer/rules.ts';
+import type { UserInfo } from '../auth/authenticator/user.ts';
 import type { Backoff } from '../auth/authorizer/webhook/client.ts';
 import { loadWebhookConnection } from '../auth/authorizer/webhook/kubeconfig.ts';
 import { WebhookAuthorizer } from '../auth/authorizer/webhook/webhook.ts';
@@ -35,7 +37,7 @@ import type { AuthorizationMetrics } from './authorization-metrics.ts';
 
 export interface AuthorizationDeps {
   /** The RBAC authorizer over the server's RBAC objects (always running: the RBAC API is served either way). */
-  rbac: Authorizer;
+  rbac: Authorizer & RuleResolver;
   /** Absent in the benchmark's no-metrics baseline. */
   metrics?: AuthorizationMetrics;
   apiserverID: string;
@@ -74,6 +76,8 @@ export function configurationFromFlags(o: AuthorizationOptions): AuthorizationCo
 
 interface Chain {
   readonly authorizer: Authorizer;
+  /** The same authorizers' rule resolvers, for SelfSubjectRulesReview. */
+  readonly rules: RuleResolver;
   readonly webhooks: readonly WebhookAuthorizer[];
 }
 
@@ -95,18 +99,22 @@ function instrumented(inner: Authorizer, series: ReturnType<AuthorizationMetrics
 
 function buildChain(compiled: CompiledAuthorizationConfiguration, deps: AuthorizationDeps): Chain {
   const webhooks: WebhookAuthorizer[] = [];
+  const resolvers: RuleResolver[] = [];
   try {
     const authorizers = compiled.config.authorizers.map((c, i): Authorizer => {
       let a: Authorizer;
       switch (c.type) {
         case TYPE_ALWAYS_ALLOW:
           a = alwaysAllow;
+          resolvers.push(ALWAYS_ALLOW_RULES);
           break;
         case TYPE_ALWAYS_DENY:
           a = alwaysDeny;
+          resolvers.push(ALWAYS_DENY_RULES);
           break;
         case TYPE_RBAC:
           a = deps.rbac;
+          resolvers.push(deps.rbac);
           break;
         case TYPE_WEBHOOK: {
           const w = c.webhook!;
@@ -124,6 +132,7 @@ function buildChain(compiled: CompiledAuthorizationConfiguration, deps: Authoriz
             log: (message, err) => log.error(message, { authorizer: c.name, err: err.message }),
           });
           webhooks.push(wa);
+          resolvers.push(unsupportedRuleResolver('webhook'));
           a = wa;
           break;
         }
@@ -132,7 +141,11 @@ function buildChain(compiled: CompiledAuthorizationConfiguration, deps: Authoriz
       }
       return instrumented(a, deps.metrics?.decisions(c.type, c.name));
     });
-    return { authorizer: authorizers.length === 1 ? authorizers[0]! : new UnionAuthorizer(authorizers), webhooks };
+    return {
+      authorizer: authorizers.length === 1 ? authorizers[0]! : new UnionAuthorizer(authorizers),
+      rules: resolvers.length === 1 ? resolvers[0]! : new UnionRuleResolver(resolvers),
+      webhooks,
+    };
   } catch (e) {
     for (const w of webhooks) w.close();
     throw e;
@@ -140,7 +153,7 @@ function buildChain(compiled: CompiledAuthorizationConfiguration, deps: Authoriz
 }
 
 /** The chain in force; `authorize` reads it once per request, so a reload never splits a decision. */
-export class ConfiguredAuthorizer implements Authorizer {
+export class ConfiguredAuthorizer implements Authorizer, RuleResolver {
   #current: Chain;
   readonly #deps: AuthorizationDeps;
   readonly #path: string;
@@ -170,6 +183,10 @@ export class ConfiguredAuthorizer implements Authorizer {
 
   authorize(a: Attributes): AuthorizationResult | Promise<AuthorizationResult> {
     return this.#current.authorizer.authorize(a);
+  }
+
+  rulesFor(user: UserInfo, namespace: string): RulesResult {
+    return this.#current.rules.rulesFor(user, namespace);
   }
 
   stop(): void {

@@ -28,6 +28,7 @@ import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { ConfiguredAuthorizer } from './authorization.ts';
 import { AuthorizationMetrics } from './authorization-metrics.ts';
+import { registerAccessReviews } from '../registry/accessreviews/storage.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
@@ -225,7 +226,14 @@ export async function run(argv: string[]): Promise<number> {
   let address = `${opts.bindAddress}:${opts.securePort}`;
   // core/v1 Events: the same stored objects under the older field names (kubectl events, get events, k9s).
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
-  const scopes = [events.scope, coreEvents.scope, ...registerSelfSubjectReviews(), ...rbac.scopes];
+  // The access reviews ask the authorizer chain and rule resolvers built below, at request time.
+  const scopes = [
+    events.scope,
+    coreEvents.scope,
+    ...registerSelfSubjectReviews(),
+    ...rbac.scopes,
+    ...registerAccessReviews({ authorizer: () => authorizer, ruleResolver: () => ruleResolver }),
+  ];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
@@ -259,6 +267,9 @@ export async function run(argv: string[]): Promise<number> {
   // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode), then
   // the configured chain (RBAC by default); a request nothing allows ends with NoOpinion: 403.
   const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), configured]);
+  // What `kubectl auth can-i --list` reads: the rule resolvers of the configured authorizers, reloaded with them (the
+  // system:masters shortcut has none, as upstream; its members see cluster-admin's rules through the bootstrap binding).
+  const ruleResolver = configured;
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -274,7 +285,8 @@ export async function run(argv: string[]): Promise<number> {
     authenticator: authn.authenticator,
     ...(authn.requestHeaders ? { requestHeaders: authn.requestHeaders } : {}),
     ...(recording ? { authenticationMetrics } : {}),
-    authorizer: authorizationMetrics ? authorizationMetrics.filter(authorizer) : authorizer,
+    authorizer,
+    ...(authorizationMetrics ? { recordAuthorization: (a) => authorizationMetrics.filter(a) } : {}),
     admission: new AdmissionChain([rbac.escalation(() => authorizer)]),
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
