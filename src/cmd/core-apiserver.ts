@@ -29,7 +29,8 @@ import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { ConfiguredAuthorizer } from './authorization.ts';
 import { AuthorizationMetrics } from './authorization-metrics.ts';
 import { registerAccessReviews } from '../registry/accessreviews/storage.ts';
-import { AdmissionChain } from '../admission/chain.ts';
+import { buildAdmissionChain } from './admission.ts';
+import { AdmissionMetrics } from '../server/admission-metrics.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
 import { startRbac } from './rbac.ts';
@@ -270,6 +271,9 @@ export async function run(argv: string[]): Promise<number> {
   // What `kubectl auth can-i --list` reads: the rule resolvers of the configured authorizers, reloaded with them (the
   // system:masters shortcut has none, as upstream; its members see cluster-admin's rules through the bootstrap binding).
   const ruleResolver = configured;
+  // RBAC escalation prevention is always on (upstream runs it in RBAC's REST strategy); the named plugins are what
+  // --enable-admission-plugins and --admission-control-config-file choose. A bad configuration stops the start here.
+  const admission = buildAdmissionChain(opts, [rbac.escalation(() => authorizer)], recording ? new AdmissionMetrics(metrics) : undefined);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -287,7 +291,7 @@ export async function run(argv: string[]): Promise<number> {
     ...(recording ? { authenticationMetrics } : {}),
     authorizer,
     ...(authorizationMetrics ? { recordAuthorization: (a) => authorizationMetrics.filter(a) } : {}),
-    admission: new AdmissionChain([rbac.escalation(() => authorizer)]),
+    admission,
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,

@@ -36,6 +36,9 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     requestTimeoutMs: 60_000,
     verbosity: 0,
     tracingConfigFile: '',
+    enableAdmissionPlugins: [],
+    disableAdmissionPlugins: [],
+    admissionControlConfigFile: '',
     featureGates: {},
     showHiddenMetricsForVersion: '',
     disabledMetrics: [],
@@ -167,8 +170,8 @@ test('registry holds name, type, default, help and current value of every flag',
   parseFlags(['--event-ttl=90m', '-v', '2']);
   const reg = flagRegistry();
   assert.deepEqual([...reg.keys()], [
-    'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'authorization-config', 'authorization-mode', 'authorization-policy-file',
-    'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl', 'authorization-webhook-config-file', 'authorization-webhook-version', 'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
+    'admission-control-config-file', 'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'authorization-config', 'authorization-mode', 'authorization-policy-file',
+    'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl', 'authorization-webhook-config-file', 'authorization-webhook-version', 'bind-address', 'client-ca-file', 'data-dir', 'disable-admission-plugins', 'disabled-metrics', 'enable-admission-plugins', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
     'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
     'requestheader-group-headers', 'requestheader-uid-headers', 'requestheader-username-headers', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
     'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'token-auth-file', 'tracing-config-file', 'v', 'version',
@@ -196,7 +199,7 @@ test('usage lists every flag with type, default and help, in kube-apiserver sect
     for (const line of info.help.split('\n')) assert.ok(text.includes(line), info.name);
   }
   const sections = [...text.matchAll(/^(.*) flags:$/gm)].map((m) => m[1]);
-  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Authorization', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global']);
+  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Authorization', 'Admission', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global']);
   assert.match(text, /^ {6}--event-ttl duration {2}Amount of time to retain events\. \(default 1h0m0s\)$/m);
   assert.match(text, /^ {6}--data-dir string {2,}.* \(default "\.\/data"\)$/m);
   assert.match(text, /^ {6}--secure-port int {2,}.* \(default 6443\)$/m);
@@ -300,4 +303,16 @@ test('request header warnings: lists that leave out the standard header, as upst
     '--requestheader-group-headers is set without specifying the standard X-Remote-Group header - API aggregation will not work',
     '--requestheader-extra-headers-prefix is set without specifying the standard X-Remote-Extra- header prefix - API aggregation will not work',
   ]);
+});
+
+test('admission flags: comma lists checked against the registered plugins, with upstream\'s texts', () => {
+  const o = parseFlags(['--enable-admission-plugins=EventRateLimit', '--admission-control-config-file=/etc/admission.yaml']);
+  assert.deepEqual(o.enableAdmissionPlugins, ['EventRateLimit']);
+  assert.deepEqual(o.disableAdmissionPlugins, []);
+  assert.equal(o.admissionControlConfigFile, '/etc/admission.yaml');
+  assert.throws(() => parseFlags(['--enable-admission-plugins=NamespaceLifecycle,EventRateLimit']), { message: 'enable-admission-plugins plugin "NamespaceLifecycle" is unknown' });
+  assert.throws(() => parseFlags(['--enable-admission-plugins=EventRateLimit', '--disable-admission-plugins=EventRateLimit,AlwaysDeny']), {
+    message: '[disable-admission-plugins plugin "AlwaysDeny" is unknown, [EventRateLimit] in enable-admission-plugins and disable-admission-plugins overlapped]',
+  });
+  assert.match(usage(), /--enable-admission-plugins strings +admission plugins that should be enabled in addition to default enabled ones \(\)\. Comma-delimited list of admission plugins: EventRateLimit\./);
 });

@@ -11,6 +11,7 @@ import { formatStringToString, parseStringToString, readAllowListManifest, valid
 import { validateTracingConfigFileFlag } from '../config/tracing.ts';
 import { versionInfo } from '../version.ts';
 import { readGoCSV } from '../util/gocsv.ts';
+import { defaultEnabledPlugins, registeredPlugins, validateAdmissionFlags } from '../admission/plugins.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
 import { type AuthorizationOptions, authorizationOptions, declareAuthorizationFlags, validateAuthorizationFlags } from './authorization-flags.ts';
@@ -66,6 +67,11 @@ export interface ServerOptions {
   allowMetricLabelsManifest: string;
   /** `--tracing-config-file`: '' leaves tracing off. */
   tracingConfigFile: string;
+  /** `--enable-admission-plugins`, `--disable-admission-plugins` (checked against the registered plugins). */
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
+  /** `--admission-control-config-file`: an AdmissionConfiguration ('' = none). */
+  admissionControlConfigFile: string;
   /** `--feature-gates` as given (gates set by name); the process-wide `featureGates` is set from it. */
   featureGates: Record<string, boolean>;
   /** `--help`/`-h` was given: print `usage()` and exit 0; nothing else was validated. */
@@ -87,7 +93,7 @@ export interface FlagInfo {
   classified: boolean;
 }
 
-const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Authorization', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
+const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Authorization', 'Admission', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
 const STORAGE_BACKENDS = ['sqlite'];
 const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'];
 
@@ -121,6 +127,9 @@ function newServerFlagSet() {
     requestheaderUidHeaders: stringSlice(fs, 'requestheader-uid-headers', 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.'),
     requestheaderUsernameHeaders: stringSlice(fs, 'requestheader-username-headers', 'List of request headers to inspect for usernames. X-Remote-User is common.'),
     authorization: declareAuthorizationFlags(fs),
+    enableAdmissionPlugins: stringSlice(fs, 'enable-admission-plugins', `admission plugins that should be enabled in addition to default enabled ones (${defaultEnabledPlugins().join(', ')}). Comma-delimited list of admission plugins: ${registeredPlugins().join(', ')}. The order of plugins in this flag does not matter.`, 'Admission'),
+    disableAdmissionPlugins: stringSlice(fs, 'disable-admission-plugins', `admission plugins that should be disabled although they are in the default enabled plugins list (${defaultEnabledPlugins().join(', ')}). Comma-delimited list of admission plugins: ${registeredPlugins().join(', ')}. The order of plugins in this flag does not matter.`, 'Admission'),
+    admissionControlConfigFile: fs.string('admission-control-config-file', '', 'File with admission control configuration.', { section: 'Admission' }),
     tokenAuthFile: fs.string('token-auth-file', '', 'If set, the file that will be used to secure the secure port of the API server via token authentication.', authn),
     featureGates: fs.add<Record<string, boolean>>({
       name: 'feature-gates', type: 'mapStringBool', default: {}, help: featureGatesHelp(), ...generic,
@@ -192,6 +201,9 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     requestTimeoutMs: flags.requestTimeout.value,
     verbosity: flags.verbosity.value,
     tracingConfigFile: flags.tracingConfigFile.value,
+    enableAdmissionPlugins: [...flags.enableAdmissionPlugins.value],
+    disableAdmissionPlugins: [...flags.disableAdmissionPlugins.value],
+    admissionControlConfigFile: flags.admissionControlConfigFile.value,
     featureGates: { ...flags.featureGates.value },
     showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion.value,
     disabledMetrics: [...flags.disabledMetrics.value],
@@ -277,6 +289,7 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   }
   const tracing = validateTracingConfigFileFlag(flags.tracingConfigFile.value);
   if (tracing) errs.push(tracing);
+  errs.push(...validateAdmissionFlags(flags.enableAdmissionPlugins.value, flags.disableAdmissionPlugins.value));
   if (errs.length === 1) throw new FlagError(errs[0]);
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
 }
@@ -285,10 +298,10 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
  * pflag's StringSlice: the value is read as one CSV record (so an element may be quoted to hold a comma); the first
  * use replaces the default, a repeated one appends. Printed as `[a,b]`.
  */
-function stringSlice(fs: FlagSet, name: string, help: string): Flag<string[]> {
+function stringSlice(fs: FlagSet, name: string, help: string, section = 'Authentication'): Flag<string[]> {
   let given = false;
   return fs.add<string[]>({
-    name, type: 'strings', default: [], help, section: 'Authentication',
+    name, type: 'strings', default: [], help, section,
     parse: (text, current) => {
       const values = text === '' ? [] : (readGoCSV(text)[0] ?? []);
       const out = given ? [...current, ...values] : values;
