@@ -126,6 +126,7 @@ describe('a default server', () => {
     assert.equal(c.dataDir, s.dataDir);
     assert.equal(c.eventTTL, '2h0m0s');
     assert.equal(c.storageBackend, 'sqlite');
+    assert.deepEqual(c.authorizationModes, ['RBAC']);
     assert.equal(c.featureGates.NativeHistograms, true);
     assert.equal(c.featureGates.ComponentStatusz, true);
     assert.equal(c.featureGates.ShardedListAndWatch, false);

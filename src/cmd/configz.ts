@@ -31,6 +31,8 @@ export function effectiveConfig(opts: ServerOptions, serving: { dataDir: string;
       // The named admission plugins that run, in order, after the enable/disable flags and the defaults.
       admissionPlugins: enabledPluginNames(opts.enableAdmissionPlugins, opts.disableAdmissionPlugins),
       admissionControlConfigFile: opts.admissionControlConfigFile,
+      // The chain after system:masters: the file, or the modes (RBAC by default) when there is none.
+      ...(opts.authorization.config ? { authorizationConfig: opts.authorization.config } : { authorizationModes: opts.authorization.modes }),
       // Every gate's effective state, not only those given: what the server actually does.
       featureGates: Object.fromEntries(featureGates.list().map((f) => [f.name, f.enabled])),
     },

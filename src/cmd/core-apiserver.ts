@@ -31,7 +31,8 @@ import { registerSelfSubjectReviews } from '../registry/selfsubjectreviews/stora
 import { AuthenticationMetrics, JWTMetrics, TokenCacheMetrics } from '../server/authentication-metrics.ts';
 import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
-import { UnionRuleResolver } from '../auth/authorizer/rules.ts';
+import { ConfiguredAuthorizer } from './authorization.ts';
+import { AuthorizationMetrics } from './authorization-metrics.ts';
 import { registerAccessReviews } from '../registry/accessreviews/storage.ts';
 import { buildAdmissionChain } from './admission.ts';
 import { AdmissionMetrics } from '../server/admission-metrics.ts';
@@ -238,6 +239,8 @@ export async function run(argv: string[]): Promise<number> {
   const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID }) : undefined;
   // Or the legacy --oidc-* flags (flags.ts refuses both): the same authenticator, from the entry they stand for.
   const oidc = jwt ? undefined : oidcFlagsAuthenticator(opts.oidc, metrics, apiserverID);
+  const authorizationMetrics = recording ? new AuthorizationMetrics(metrics) : undefined;
+  const configured = new ConfiguredAuthorizer(opts.authorization, { rbac: rbac.authorizer, apiserverID, ...(authorizationMetrics ? { metrics: authorizationMetrics } : {}) });
 
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
@@ -265,6 +268,11 @@ export async function run(argv: string[]): Promise<number> {
   const conflict = anonymousFlagConflict(fileAnonymous, opts.anonymousAuthSet);
   if (conflict) throw new Error(aggregateText([conflict]));
   const anonymous = fileAnonymous ? { enabled: fileAnonymous.enabled, paths: fileAnonymous.conditions.map((c) => c.path) } : { enabled: opts.anonymousAuth };
+  if (!fileAnonymous && anonymous.enabled && !opts.authorization.config && opts.authorization.modes.includes('AlwaysAllow')) {
+    // Upstream's ApplyAuthorization: AlwaysAllow would hand everything to anyone without credentials.
+    log.warning('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
+    anonymous.enabled = false;
+  }
   const authn = buildAuthenticator(opts, tls.clientCA, recording ? authenticationMetrics : undefined, jwt ? [jwt] : oidc ? [oidc] : [], anonymous, recording ? new TokenCacheMetrics(metrics) : undefined);
   let servingPort = opts.securePort;
   const zpages = installZpages({
@@ -281,11 +289,11 @@ export async function run(argv: string[]): Promise<number> {
     configz: () => effectiveConfig(opts, { dataDir, port: servingPort }),
   });
   // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode), then
-  // RBAC; a request neither allows ends with NoOpinion: 403.
-  const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), rbac.authorizer]);
-  // What `kubectl auth can-i --list` reads: the rule resolvers of the configured authorizers (the system:masters
-  // shortcut has none, as upstream; its members see cluster-admin's rules through the bootstrap binding).
-  const ruleResolver = new UnionRuleResolver([rbac.authorizer]);
+  // the configured chain (RBAC by default); a request nothing allows ends with NoOpinion: 403.
+  const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), configured]);
+  // What `kubectl auth can-i --list` reads: the rule resolvers of the configured authorizers, reloaded with them (the
+  // system:masters shortcut has none, as upstream; its members see cluster-admin's rules through the bootstrap binding).
+  const ruleResolver = configured;
   // RBAC escalation prevention is always on (upstream runs it in RBAC's REST strategy); the named plugins are what
   // --enable-admission-plugins and --admission-control-config-file choose. A bad configuration stops the start here.
   const admission = buildAdmissionChain(opts, [rbac.escalation(() => authorizer)], recording ? new AdmissionMetrics(metrics) : undefined);
@@ -305,6 +313,7 @@ export async function run(argv: string[]): Promise<number> {
     ...(authn.requestHeaders ? { requestHeaders: authn.requestHeaders } : {}),
     ...(recording ? { authenticationMetrics } : {}),
     authorizer,
+    ...(authorizationMetrics ? { recordAuthorization: (a) => authorizationMetrics.filter(a) } : {}),
     admission,
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
@@ -338,6 +347,7 @@ export async function run(argv: string[]): Promise<number> {
       stopInflightGauge();
       jwt?.stop();
       oidc?.close();
+      configured.stop();
       stopProcessMetrics();
       events.cacher.stop();
       rbac.stop();

@@ -23,6 +23,7 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     anonymousAuth: true,
     anonymousAuthSet: false,
     authenticationConfig: '',
+    authorization: { modes: ['RBAC'], policyFile: '', webhookConfigFile: '', webhookVersion: 'v1beta1', webhookCacheAuthorizedTTLMs: 300_000, webhookCacheUnauthorizedTTLMs: 30_000, config: '' },
     tokenAuthFile: '',
     oidc: { issuerURL: '', clientID: '', caFile: '', usernameClaim: 'sub', usernamePrefix: '', groupsClaim: '', groupsPrefix: '', signingAlgs: ['RS256'], requiredClaims: {}, flagsSet: false },
     requestHeader: { clientCaFile: '', allowedNames: [], usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeaderPrefixes: [] },
@@ -170,9 +171,11 @@ test('registry holds name, type, default, help and current value of every flag',
   parseFlags(['--event-ttl=90m', '-v', '2']);
   const reg = flagRegistry();
   assert.deepEqual([...reg.keys()], [
-    'admission-control-config-file', 'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'bind-address', 'client-ca-file', 'data-dir', 'disable-admission-plugins', 'disabled-metrics', 'enable-admission-plugins', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
-    'max-requests-inflight', 'min-request-timeout', 'oidc-ca-file', 'oidc-client-id', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-issuer-url', 'oidc-required-claim',
-    'oidc-signing-algs', 'oidc-username-claim', 'oidc-username-prefix', 'request-timeout', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
+    'admission-control-config-file', 'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'authorization-config', 'authorization-mode',
+    'authorization-policy-file', 'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl', 'authorization-webhook-config-file', 'authorization-webhook-version',
+    'bind-address', 'client-ca-file', 'data-dir', 'disable-admission-plugins', 'disabled-metrics', 'enable-admission-plugins', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
+    'max-requests-inflight', 'min-request-timeout', 'oidc-ca-file', 'oidc-client-id', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-issuer-url', 'oidc-required-claim', 'oidc-signing-algs',
+    'oidc-username-claim', 'oidc-username-prefix', 'request-timeout', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
     'requestheader-group-headers', 'requestheader-uid-headers', 'requestheader-username-headers', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
     'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'token-auth-file', 'tracing-config-file', 'v', 'version',
   ]);
@@ -199,7 +202,7 @@ test('usage lists every flag with type, default and help, in kube-apiserver sect
     for (const line of info.help.split('\n')) assert.ok(text.includes(line), info.name);
   }
   const sections = [...text.matchAll(/^(.*) flags:$/gm)].map((m) => m[1]);
-  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Admission', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global']);
+  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Authorization', 'Admission', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global']);
   assert.match(text, /^ {6}--event-ttl duration {2}Amount of time to retain events\. \(default 1h0m0s\)$/m);
   assert.match(text, /^ {6}--data-dir string {2,}.* \(default "\.\/data"\)$/m);
   assert.match(text, /^ {6}--secure-port int {2,}.* \(default 6443\)$/m);

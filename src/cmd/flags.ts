@@ -14,6 +14,7 @@ import { readGoCSV } from '../util/gocsv.ts';
 import { defaultEnabledPlugins, registeredPlugins, validateAdmissionFlags } from '../admission/plugins.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
+import { type AuthorizationOptions, authorizationOptions, declareAuthorizationFlags, validateAuthorizationFlags } from './authorization-flags.ts';
 
 export { FlagError } from './flagset.ts';
 
@@ -34,6 +35,8 @@ export interface ServerOptions {
   anonymousAuth: boolean;
   /** Whether `--anonymous-auth` was given (an AuthenticationConfiguration with `anonymous` then refuses to start). */
   anonymousAuthSet: boolean;
+  /** `--authorization-mode`, `--authorization-webhook-*`, `--authorization-config` (authorization-flags.ts). */
+  authorization: AuthorizationOptions;
   /** `--token-auth-file`: '' for none. */
   tokenAuthFile: string;
   /** The legacy `--oidc-*` flags: one JWT issuer, built as the equivalent AuthenticationConfiguration entry. */
@@ -110,7 +113,7 @@ export interface FlagInfo {
   classified: boolean;
 }
 
-const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Admission', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
+const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Authorization', 'Admission', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
 const STORAGE_BACKENDS = ['sqlite'];
 const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'];
 
@@ -143,6 +146,7 @@ function newServerFlagSet() {
     requestheaderGroupHeaders: stringSlice(fs, 'requestheader-group-headers', 'List of request headers to inspect for groups. X-Remote-Group is suggested.'),
     requestheaderUidHeaders: stringSlice(fs, 'requestheader-uid-headers', 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.'),
     requestheaderUsernameHeaders: stringSlice(fs, 'requestheader-username-headers', 'List of request headers to inspect for usernames. X-Remote-User is common.'),
+    authorization: declareAuthorizationFlags(fs),
     enableAdmissionPlugins: stringSlice(fs, 'enable-admission-plugins', `admission plugins that should be enabled in addition to default enabled ones (${defaultEnabledPlugins().join(', ')}). Comma-delimited list of admission plugins: ${registeredPlugins().join(', ')}. The order of plugins in this flag does not matter.`, 'Admission'),
     disableAdmissionPlugins: stringSlice(fs, 'disable-admission-plugins', `admission plugins that should be disabled although they are in the default enabled plugins list (${defaultEnabledPlugins().join(', ')}). Comma-delimited list of admission plugins: ${registeredPlugins().join(', ')}. The order of plugins in this flag does not matter.`, 'Admission'),
     admissionControlConfigFile: fs.string('admission-control-config-file', '', 'File with admission control configuration.', { section: 'Admission' }),
@@ -226,6 +230,7 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
       requiredClaims: { ...flags.oidcRequiredClaim.value },
       flagsSet: oidcFlags(flags).some((f) => f.changed),
     },
+    authorization: authorizationOptions(flags.authorization),
     requestHeader: {
       clientCaFile: flags.requestheaderClientCaFile.value,
       allowedNames: [...flags.requestheaderAllowedNames.value],
@@ -321,6 +326,7 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   if (disabled) errs.push(disabled);
   errs.push(...validateRequestHeader(flags));
   errs.push(...validateOIDC(flags));
+  errs.push(...validateAuthorizationFlags(flags.authorization));
   const allow = validateAllowListMapping(flags.allowMetricLabels.value);
   if (allow) errs.push(allow);
   if (flags.allowMetricLabelsManifest.value !== '') {

@@ -67,6 +67,8 @@ export interface HandlerChainConfig {
   tracer?: Tracer;
   /** Where the authentication filter reports its attempts (absent: nowhere). */
   authenticationMetrics?: AuthenticationRecorder;
+  /** Wraps the authorization filter's authorizer to count its decisions (not impersonation's checks, as upstream). */
+  recordAuthorization?: (authorizer: Authorizer) => Authorizer;
   /** The configured front-proxy headers, removed from every authenticated request with upstream's standard ones. */
   requestHeaders?: RequestHeaderNames;
 }
@@ -75,7 +77,7 @@ export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): H
   const { tracer } = c;
   let handler = apiHandler;
   const authorizer = tracer ? tracedAuthorizer(c.authorizer) : c.authorizer;
-  handler = withAuthorization(handler, authorizer, c.metrics);
+  handler = withAuthorization(handler, c.recordAuthorization ? c.recordAuthorization(authorizer) : authorizer, c.metrics);
   handler = withMaxInFlightLimit(handler, c.maxInFlight, c.metrics);
   handler = withImpersonation(handler, authorizer, c.metrics);
   handler = withRequestDeadline(handler, c.requestTimeoutMs, c.metrics);
