@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --only=create,get,…] [-- --out=FILE]`: the benchmark of issue 4 (and issue 9's
- * paged walk, issue 10's metrics cost, issue 11's token cost). Steps: create, get, autocannon, calibration, watch, metrics, token, etcd, durable, overload, data (lists, walks,
+ * paged walk, issue 10's metrics cost, issue 11's token cost, issue 12's RBAC cost). Steps: create, get, autocannon, calibration, watch, metrics, token, rbac, etcd, durable, overload, data (lists, walks,
  * selective lists, resume, memory); `list` alone runs only the lists and walks of the data step.
  * Starts the real server as a user would (child process, HTTPS, client certificate, embedded SQLite), drives it
  * from separate load processes, measures the bare-Node baselines and raw etcd in the same run, and writes
@@ -24,6 +24,7 @@ import { runEtcd } from './scenarios/etcd.ts';
 import { runGets } from './scenarios/get.ts';
 import { runMetricsCost } from './scenarios/metrics-cost.ts';
 import { runTokenAuthCost } from './scenarios/token-auth.ts';
+import { runRbacCost } from './scenarios/rbac-cost.ts';
 import { runOverload } from './scenarios/overload.ts';
 import { runWatch } from './scenarios/watch.ts';
 
@@ -109,6 +110,8 @@ async function main(): Promise<void> {
   await step('metrics', '10. The cost of metrics', () => runMetricsCost(cfg, log));
 
   await step('token', '11. Bearer token vs client certificate', () => runTokenAuthCost(cfg, log));
+
+  await step('rbac', '12. A user allowed by RBAC vs an admin', () => runRbacCost(cfg, log));
 
   await step('etcd', 'etcd put rate', () => runEtcd(cfg, tools, (c) => medianRate(normal, 'h2', c), log));
 
