@@ -1,0 +1,116 @@
+/**
+ * `--storage-backend=etcd3`: the etcd clusters the server uses and what it runs against each. The main cluster is
+ * --etcd-servers; --etcd-servers-overrides moves resources to other clusters (upstream's format,
+ * `group/resource#url;url`; e.g. `events.cluster.io/events#http://10.0.0.5:2379` keeps the Events write rate off
+ * the main etcd, as upstream's SLO environment asks). Per cluster: one client (so one gRPC connection and one watch
+ * stream per storage on it), one compactor, the `etcd` / `etcd-readiness` checks (`etcd-override-<i>` /
+ * `etcd-override-readiness-<i>` for the overrides, as upstream), and its database size (`etcd-<i>` in
+ * apiserver_storage_size_bytes).
+ *
+ * Storages are per API group as with SQLite (the Events resources share one; RBAC's four share its group's), so an
+ * override naming any resource of a group moves the whole group, and overrides that send one group's resources to
+ * different clusters are refused at start.
+ */
+import type { Codec } from '../storage/interface.ts';
+import { DbSizeMonitor, EtcdClient, EtcdStorage, etcdProbe, startEtcdCompactor } from '../storage/etcd3/index.ts';
+import type { Transformer } from '../storage/value/transformer.ts';
+import type { EtcdOptions } from './flags.ts';
+
+/** The core/v1 view of Events shares the events.cluster.io storage: an override of `/events` names it too. */
+const SAME_STORAGE: Record<string, string> = { '': 'events.cluster.io' };
+
+interface Cluster {
+  servers: string[];
+  client: EtcdClient;
+  storages: EtcdStorage[];
+  size: DbSizeMonitor;
+  /** Health check names: `etcd` for the main cluster, `etcd-override-<i>` for the others. */
+  check: string;
+  readyCheck: string;
+}
+
+export class EtcdClusters {
+  readonly #opts: EtcdOptions;
+  readonly #clusters = new Map<string, Cluster>();
+  readonly #compactors: { stop(): void }[] = [];
+
+  constructor(opts: EtcdOptions) {
+    this.#opts = opts;
+    // Main first (etcd-0), then the overrides in the order given, one per distinct set of servers (upstream).
+    this.#cluster(opts.servers, 'etcd', 'etcd-readiness');
+    for (const o of opts.serversOverrides) {
+      const i = this.#clusters.size - 1;
+      this.#cluster(o.servers, `etcd-override-${i}`, `etcd-override-readiness-${i}`);
+    }
+  }
+
+  /** The storage of an API group, on the cluster its overrides (or --etcd-servers) name. */
+  open(group: string, codec: Codec, transformer?: Transformer): EtcdStorage {
+    const cluster = this.#clusterFor(group);
+    const storage = new EtcdStorage({
+      endpoints: cluster.servers,
+      client: cluster.client,
+      codec,
+      prefix: this.#opts.prefix,
+      leaseReuseDurationSeconds: this.#opts.leaseReuseDurationSeconds,
+      ...(transformer ? { transformer } : {}),
+    });
+    cluster.storages.push(storage);
+    return storage;
+  }
+
+  /** Starts each cluster's compactor (none when --etcd-compaction-interval is 0). */
+  startCompactors(): { stop(): void }[] {
+    for (const c of this.#clusters.values()) {
+      this.#compactors.push(startEtcdCompactor(c.client, this.#opts.compactionIntervalMs, (rev) => c.storages.forEach((s) => s.noteCompacted(rev))));
+    }
+    return this.#compactors;
+  }
+
+  /** The checks to register: name, probe and the endpoints it serves. */
+  healthChecks(): { name: string; fn: () => Promise<void>; endpoints: ('healthz' | 'livez' | 'readyz')[] }[] {
+    return [...this.#clusters.values()].flatMap((c) => [
+      { name: c.check, fn: etcdProbe(c.client, this.#opts.prefix, this.#opts.healthcheckTimeoutMs), endpoints: ['healthz', 'livez', 'readyz'] as ('healthz' | 'livez' | 'readyz')[] },
+      { name: c.readyCheck, fn: etcdProbe(c.client, this.#opts.prefix, this.#opts.readycheckTimeoutMs), endpoints: ['readyz'] as ('healthz' | 'livez' | 'readyz')[] },
+    ]);
+  }
+
+  /** One size source per cluster, in the order of their storage_cluster_id (etcd-0, etcd-1, …). */
+  sizeSources(): { storage: DbSizeMonitor; endpoint: string }[] {
+    return [...this.#clusters.values()].map((c) => ({ storage: c.size, endpoint: c.servers.join(',') }));
+  }
+
+  /** Where each storage lives, for the start-up log. */
+  describe(): string {
+    return [...this.#clusters.values()].map((c) => `${c.check}=${c.servers.join(';')}`).join(' ');
+  }
+
+  close(): void {
+    for (const c of this.#compactors) c.stop();
+    for (const c of this.#clusters.values()) {
+      c.size.stop();
+      c.client.close();
+    }
+  }
+
+  #cluster(servers: string[], check: string, readyCheck: string): Cluster {
+    const key = [...servers].sort().join(';');
+    let c = this.#clusters.get(key);
+    if (!c) {
+      const client = new EtcdClient({ endpoints: servers, caFile: this.#opts.caFile || undefined, certFile: this.#opts.certFile || undefined, keyFile: this.#opts.keyFile || undefined });
+      c = { servers, client, storages: [], size: new DbSizeMonitor(client, this.#opts.dbMetricPollIntervalMs), check, readyCheck };
+      this.#clusters.set(key, c);
+    }
+    return c;
+  }
+
+  #clusterFor(group: string): Cluster {
+    const mine = this.#opts.serversOverrides.filter((o) => (SAME_STORAGE[o.group] ?? o.group) === group);
+    const keys = new Set(mine.map((o) => [...o.servers].sort().join(';')));
+    if (keys.size > 1) {
+      throw new Error(`--etcd-servers-overrides: the resources of ${group || 'the core group'} share one storage and cannot go to different etcd servers (${mine.map((o) => `${o.group}/${o.resource}`).join(', ')})`);
+    }
+    const key = keys.size === 1 ? [...keys][0]! : [...this.#opts.servers].sort().join(';');
+    return this.#clusters.get(key)!;
+  }
+}
