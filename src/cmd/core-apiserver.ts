@@ -29,7 +29,7 @@ import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
-import { EtcdClusters } from './etcd-storage.ts';
+import type { EtcdClusters } from './etcd-storage.ts';
 import { startRbac } from './rbac.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
@@ -38,7 +38,7 @@ import { installZpages } from '../server/zpages/handlers.ts';
 import { startCompactor } from '../storage/compactor.ts';
 import { type SqliteStorage, openSqliteStorage } from '../storage/sqlite/index.ts';
 import { CacherMetrics } from '../storage/cacher/metrics.ts';
-import { StorageMetrics, registerStorageSize } from '../storage/metrics.ts';
+import { StorageMetrics, registerLeaseObjectCounts, registerStorageSize } from '../storage/metrics.ts';
 import { WatchMetrics } from '../server/watch-metrics.ts';
 import { log } from '../util/log.ts';
 import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo, versionLine } from '../version.ts';
@@ -58,6 +58,7 @@ import { DEFAULT_ENDPOINT, loadTracingConfiguration } from '../config/tracing.ts
 import { startTracing, type TracingProvider } from '../tracing/provider.ts';
 import { activeTracer } from '../tracing/tracing.ts';
 import { type KeyOwner, tracedStorage } from '../storage/traced.ts';
+import type { Storage } from '../storage/interface.ts';
 import { EVENTS_KEY_ROOT } from '../registry/events/storage.ts';
 import { GROUP as EVENTS_GROUP, KIND as EVENT_KIND, RESOURCE as EVENTS_RESOURCE } from '../apis/events/v1/types.ts';
 
@@ -172,7 +173,8 @@ export async function run(argv: string[]): Promise<number> {
   const tls = await loadTls({ ...opts, dataDir });
   const dbPath = join(dataDir, 'events.db');
   // --storage-backend=etcd3: every API group's storage on etcd (see etcd-storage.ts); else SQLite files in dataDir.
-  const etcd = opts.storageBackend === 'etcd3' ? new EtcdClusters(opts.etcd) : undefined;
+  // Loaded only then: the etcd client brings gRPC, which a server on SQLite never loads.
+  const etcd: EtcdClusters | undefined = opts.storageBackend === 'etcd3' ? new (await import('./etcd-storage.ts')).EtcdClusters(opts.etcd) : undefined;
   const backend = etcd ? etcd.open('events.cluster.io', eventCodec) : openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
   const storage = tracer ? tracedStorage(backend, keyOwner) : backend;
   const ttlSeconds = Math.round(opts.eventTtlMs / 1000);
@@ -235,7 +237,12 @@ export async function run(argv: string[]): Promise<number> {
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
-  registerObjectCounts(metrics, [events, coreEvents, ...Object.values(rbac.resources)].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
+  const polled = (s: Storage, prefix: string) => (etcd ? { count: etcd.countPoller(s, prefix) } : {});
+  registerObjectCounts(metrics, [
+    ...[events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher, ...polled(backend, `${EVENTS_KEY_ROOT}/`) })),
+    ...Object.values(rbac.resources).map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher, ...polled(rbacStorage.backend, r.store.prefix('')) })),
+  ]);
+  if (etcd) etcd.onLeaseRetired = registerLeaseObjectCounts(metrics);
   const authenticationMetrics = new AuthenticationMetrics(metrics);
   // The file's `anonymous` section wins over --anonymous-auth, which may then not be given at all (upstream).
   const fileAnonymous = jwt?.anonymous;

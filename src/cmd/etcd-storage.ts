@@ -11,7 +11,7 @@
  * override naming any resource of a group moves the whole group, and overrides that send one group's resources to
  * different clusters are refused at start.
  */
-import type { Codec } from '../storage/interface.ts';
+import type { Codec, Storage } from '../storage/interface.ts';
 import { DbSizeMonitor, EtcdClient, EtcdStorage, etcdProbe, startEtcdCompactor } from '../storage/etcd3/index.ts';
 import type { Transformer } from '../storage/value/transformer.ts';
 import type { EtcdOptions } from './flags.ts';
@@ -33,6 +33,9 @@ export class EtcdClusters {
   readonly #opts: EtcdOptions;
   readonly #clusters = new Map<string, Cluster>();
   readonly #compactors: { stop(): void }[] = [];
+  readonly #timers: NodeJS.Timeout[] = [];
+  /** kvstore_lease_object_counts' observer, once the metrics exist. */
+  onLeaseRetired: ((objects: number) => void) | undefined;
 
   constructor(opts: EtcdOptions) {
     this.#opts = opts;
@@ -53,6 +56,7 @@ export class EtcdClusters {
       codec,
       prefix: this.#opts.prefix,
       leaseReuseDurationSeconds: this.#opts.leaseReuseDurationSeconds,
+      onLeaseRetired: (n) => this.onLeaseRetired?.(n),
       ...(transformer ? { transformer } : {}),
     });
     cluster.storages.push(storage);
@@ -65,6 +69,26 @@ export class EtcdClusters {
       this.#compactors.push(startEtcdCompactor(c.client, this.#opts.compactionIntervalMs, (rev) => c.storages.forEach((s) => s.noteCompacted(rev))));
     }
     return this.#compactors;
+  }
+
+  /**
+   * The object count of a resource, polled from etcd every --etcd-count-metric-poll-period (upstream's storage object
+   * count tracker): the last answer, -1 after a failed poll, undefined before the first or when the period is 0.
+   */
+  countPoller(storage: Storage, prefix: string): () => number | undefined {
+    const period = this.#opts.countMetricPollPeriodMs;
+    if (period <= 0) return () => undefined;
+    let value: number | undefined;
+    const poll = () =>
+      void storage.count(prefix).then(
+        (n) => (value = n),
+        () => (value = -1),
+      );
+    const t = setInterval(poll, period);
+    t.unref();
+    this.#timers.push(t);
+    poll();
+    return () => value;
   }
 
   /** The checks to register: name, probe and the endpoints it serves. */
@@ -87,6 +111,7 @@ export class EtcdClusters {
 
   close(): void {
     for (const c of this.#compactors) c.stop();
+    for (const t of this.#timers) clearInterval(t);
     for (const c of this.#clusters.values()) {
       c.size.stop();
       c.client.close();

@@ -11,7 +11,7 @@ import { formatStringToString, parseStringToString, readAllowListManifest, valid
 import { validateTracingConfigFileFlag } from '../config/tracing.ts';
 import { versionInfo } from '../version.ts';
 import { readGoCSV } from '../util/gocsv.ts';
-import { parseEndpoint } from '../storage/etcd3/client.ts';
+import { parseEndpoint } from '../storage/etcd3/endpoint.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
 

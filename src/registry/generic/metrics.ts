@@ -10,6 +10,11 @@ export interface CountedResource {
   group: string;
   resource: string;
   cacher: Cacher;
+  /**
+   * Polled from storage (etcd: a count every --etcd-count-metric-poll-period, -1 after a failed one, as upstream);
+   * undefined until the first answer. Without it the watch cache's size is read.
+   */
+  count?: () => number | undefined;
 }
 
 export function registerObjectCounts(registry: Registry, resources: readonly CountedResource[]): void {
@@ -17,13 +22,15 @@ export function registerObjectCounts(registry: Registry, resources: readonly Cou
   const legacy = registry.gauge('apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.');
   const series = resources.map((r) => ({
     cacher: r.cacher,
+    count: r.count,
     objects: objects.with(r.group, r.resource),
     legacy: legacy.with(r.group ? `${r.resource}.${r.group}` : r.resource),
   }));
   registry.onCollect(() => {
     for (const s of series) {
-      s.objects.set(s.cacher.size);
-      s.legacy.set(s.cacher.size);
+      const n = s.count?.() ?? s.cacher.size;
+      s.objects.set(n);
+      s.legacy.set(n);
     }
   });
 }

@@ -10,6 +10,8 @@ import { jsonCodec } from '../testing/json-codec.ts';
 import { AsyncFirstTransformer, ScramblingTransformer } from '../testing/scrambling-transformer.ts';
 import type { Transformer } from '../value/transformer.ts';
 import { EtcdClient, parseEndpoint } from './client.ts';
+import { COMPACT_REV_KEY, compactStep, type CompactState } from './compact.ts';
+import { DbSizeMonitor, etcdProbe } from './monitor.ts';
 import { EtcdStorage, prefixEnd } from './storage.ts';
 import { etcdAvailable, startEtcd, type EtcdProcess } from './testing/etcd-process.ts';
 
@@ -164,6 +166,55 @@ if (!etcdAvailable()) {
       w.stop();
       await a.close();
       await b.close();
+    });
+
+    it('compaction as upstream: the first tick records, the next compacts the previous tick\'s revision; two replicas compact once per interval', async () => {
+      const s = open({ prefix: '/cmp' });
+      const c1 = new EtcdClient({ endpoints: [etcd.endpoint] });
+      const c2 = new EtcdClient({ endpoints: [etcd.endpoint] });
+      let a: CompactState = { version: 0, rev: 0 };
+      let b: CompactState = { version: 0, rev: 0 };
+      await s.create('/k/ns/a', obj('a'));
+      // Tick 1 on both replicas: replica 1 wins the compact_rev_key transaction and records the revision, replica 2
+      // loses and learns the version.
+      let r = await compactStep(c1, a);
+      a = r.state;
+      assert.equal(r.compacted, 0, 'nothing is compacted at start-up');
+      r = await compactStep(c2, b);
+      b = r.state;
+      assert.equal(b.version, a.version);
+      const recorded = a.rev;
+      await s.create('/k/ns/b', obj('b'));
+      // Tick 2: replica 1 compacts to what it saw at tick 1; replica 2 then loses again and is told that revision.
+      r = await compactStep(c1, a);
+      a = r.state;
+      assert.equal(r.compacted, recorded);
+      r = await compactStep(c2, b);
+      b = r.state;
+      assert.equal(r.compacted, recorded, 'the loser learns the revision the winner compacted to');
+      const raw = await c1.call('range', { key: Buffer.from(COMPACT_REV_KEY) });
+      assert.equal(Buffer.from(raw.kvs[0]!.value).toString(), String(recorded));
+      assert.equal(Number(raw.kvs[0]!.version), 2);
+      s.noteCompacted(recorded);
+      await assert.rejects(s.list('/k/', { rv: recorded }), (e) => e instanceof StorageError && e.code === 'Expired');
+      await assert.rejects(s.list('/k/', { rv: recorded - 1 }), (e) => e instanceof StorageError && e.code === 'Expired');
+      c1.close();
+      c2.close();
+      await s.close();
+    });
+
+    it('health probe and database size: answers from etcd; a dead etcd fails the probe with upstream\'s text', async () => {
+      const c = new EtcdClient({ endpoints: [etcd.endpoint] });
+      await etcdProbe(c, '/registry', 2000)();
+      const size = new DbSizeMonitor(c, 0);
+      await size.poll();
+      assert.ok(size.sizeBytes() > 0);
+      c.close();
+      const dead = new EtcdClient({ endpoints: ['http://127.0.0.1:1'] });
+      const probe = etcdProbe(dead, '/registry', 500);
+      await assert.rejects(probe(), /^Error: error getting data from etcd: /);
+      assert.throws(() => new DbSizeMonitor(dead, 0).sizeBytes(), /not known yet/);
+      dead.close();
     });
 
     it('bad endpoints are refused with the URL named', () => {
