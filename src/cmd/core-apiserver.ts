@@ -175,6 +175,7 @@ export async function run(argv: string[]): Promise<number> {
   // --storage-backend=etcd3: every API group's storage on etcd (see etcd-storage.ts); else SQLite files in dataDir.
   // Loaded only then: the etcd client brings gRPC, which a server on SQLite never loads.
   const etcd: EtcdClusters | undefined = opts.storageBackend === 'etcd3' ? new (await import('./etcd-storage.ts')).EtcdClusters(opts.etcd) : undefined;
+  await etcd?.checkReachable();
   const backend = etcd ? etcd.open('events.cluster.io', eventCodec) : openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
   const storage = tracer ? tracedStorage(backend, keyOwner) : backend;
   const ttlSeconds = Math.round(opts.eventTtlMs / 1000);

@@ -15,12 +15,18 @@ import type { Codec, Storage } from '../storage/interface.ts';
 import { DbSizeMonitor, EtcdClient, EtcdStorage, etcdProbe, startEtcdCompactor } from '../storage/etcd3/index.ts';
 import type { Transformer } from '../storage/value/transformer.ts';
 import type { EtcdOptions } from './flags.ts';
+import { log } from '../util/log.ts';
+
+/** How long start-up waits for each etcd cluster to answer (etcd may be starting beside the server). */
+const REACH_TIMEOUT_MS = 10_000;
 
 /** The core/v1 view of Events shares the events.cluster.io storage: an override of `/events` names it too. */
 const SAME_STORAGE: Record<string, string> = { '': 'events.cluster.io' };
 
 interface Cluster {
   servers: string[];
+  /** The flag that named it, for start-up errors. */
+  flag: string;
   client: EtcdClient;
   storages: EtcdStorage[];
   size: DbSizeMonitor;
@@ -40,11 +46,35 @@ export class EtcdClusters {
   constructor(opts: EtcdOptions) {
     this.#opts = opts;
     // Main first (etcd-0), then the overrides in the order given, one per distinct set of servers (upstream).
-    this.#cluster(opts.servers, 'etcd', 'etcd-readiness');
+    this.#cluster(opts.servers, '--etcd-servers', 'etcd', 'etcd-readiness');
     for (const o of opts.serversOverrides) {
       const i = this.#clusters.size - 1;
-      this.#cluster(o.servers, `etcd-override-${i}`, `etcd-override-readiness-${i}`);
+      this.#cluster(o.servers, '--etcd-servers-overrides', `etcd-override-${i}`, `etcd-override-readiness-${i}`);
     }
+  }
+
+  /**
+   * Waits until every cluster answers a Status call (up to REACH_TIMEOUT_MS) and logs its members' versions; throws
+   * naming the flag of a cluster that never answers. Serving without the storage would only fail every request.
+   */
+  async checkReachable(timeoutMs = REACH_TIMEOUT_MS): Promise<void> {
+    await Promise.all(
+      [...this.#clusters.values()].map(async (c) => {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const answers = await c.client.statusAll(2000);
+          const ok = answers.filter((a): a is Exclude<typeof a, Error> => !(a instanceof Error));
+          if (ok.length > 0) {
+            log.info('Connected to etcd', { servers: c.servers.join(','), versions: ok.map((a) => a.version).join(',') });
+            return;
+          }
+          if (Date.now() >= deadline) {
+            throw new Error(`${c.flag}: cannot reach etcd at ${c.servers.join(', ')}: ${(answers[0] as Error).message}`);
+          }
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }),
+    );
   }
 
   /** The storage of an API group, on the cluster its overrides (or --etcd-servers) name. */
@@ -118,12 +148,12 @@ export class EtcdClusters {
     }
   }
 
-  #cluster(servers: string[], check: string, readyCheck: string): Cluster {
+  #cluster(servers: string[], flag: string, check: string, readyCheck: string): Cluster {
     const key = [...servers].sort().join(';');
     let c = this.#clusters.get(key);
     if (!c) {
       const client = new EtcdClient({ endpoints: servers, caFile: this.#opts.caFile || undefined, certFile: this.#opts.certFile || undefined, keyFile: this.#opts.keyFile || undefined });
-      c = { servers, client, storages: [], size: new DbSizeMonitor(client, this.#opts.dbMetricPollIntervalMs), check, readyCheck };
+      c = { servers, flag, client, storages: [], size: new DbSizeMonitor(client, this.#opts.dbMetricPollIntervalMs), check, readyCheck };
       this.#clusters.set(key, c);
     }
     return c;
