@@ -28,13 +28,10 @@ export function freePort(): Promise<number> {
 /**
  * CORE_APISERVER_TEST_STORAGE=etcd3 runs every test server on etcd (--storage-backend=etcd3): one etcd per data
  * directory, started with the server's first start, kept across its restarts (the data lives there) and stopped by
- * cleanup() (or when the test process exits).
+ * cleanup() (or, by startEtcd, when the test process exits).
  */
 export const TEST_STORAGE = process.env.CORE_APISERVER_TEST_STORAGE ?? 'sqlite';
 const etcds = new Map<string, Promise<EtcdProcess>>();
-process.once('exit', () => {
-  for (const e of etcds.values()) void e.then((p) => p.proc.kill('SIGKILL'));
-});
 
 async function storageArgs(dataDir: string, extraArgs: string[]): Promise<string[]> {
   if (TEST_STORAGE !== 'etcd3' || extraArgs.some((a) => a.startsWith('--storage-backend'))) return [];
@@ -43,7 +40,8 @@ async function storageArgs(dataDir: string, extraArgs: string[]): Promise<string
     e = startEtcd();
     etcds.set(dataDir, e);
   }
-  return ['--storage-backend=etcd3', `--etcd-servers=${(await e).endpoint}`];
+  // Object counts polled every second rather than every minute, so a test can see them move.
+  return ['--storage-backend=etcd3', `--etcd-servers=${(await e).endpoint}`, '--etcd-count-metric-poll-period=1s'];
 }
 
 async function stopEtcd(dataDir: string): Promise<void> {

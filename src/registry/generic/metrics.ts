@@ -11,8 +11,9 @@ export interface CountedResource {
   resource: string;
   cacher: Cacher;
   /**
-   * Polled from storage (etcd: a count every --etcd-count-metric-poll-period, -1 after a failed one, as upstream);
-   * undefined until the first answer. Without it the watch cache's size is read.
+   * For the deprecated apiserver_storage_objects: polled from storage (etcd: a count every
+   * --etcd-count-metric-poll-period, -1 after a failed one, as upstream); undefined until the first answer. Without
+   * it, and always for apiserver_resource_objects, the watch cache's size (exact, and free to read) is used.
    */
   count?: () => number | undefined;
 }
@@ -28,9 +29,8 @@ export function registerObjectCounts(registry: Registry, resources: readonly Cou
   }));
   registry.onCollect(() => {
     for (const s of series) {
-      const n = s.count?.() ?? s.cacher.size;
-      s.objects.set(n);
-      s.legacy.set(n);
+      s.objects.set(s.cacher.size);
+      s.legacy.set(s.count?.() ?? s.cacher.size);
     }
   });
 }

@@ -61,6 +61,13 @@ export async function startEtcd(opts: { extraArgs?: string[]; timeoutMs?: number
     });
     let exited = false;
     proc.on('exit', () => (exited = true));
+    // A test that fails before its cleanup must not be kept alive by its etcd: the test process may exit, and takes
+    // the etcd with it (below).
+    proc.unref();
+    (proc.stderr as unknown as { unref?: () => void }).unref?.();
+    const killOnExit = () => proc.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    proc.once('exit', () => process.off('exit', killOnExit));
     const stop = async () => {
       if (!exited) {
         const gone = new Promise<void>((r) => proc.once('exit', () => r()));
