@@ -83,7 +83,8 @@ interface KeyState {
 }
 
 export class EtcdStorage implements Storage {
-  readonly name = 'etcd';
+  /** Upstream's name: storage spans read `Create etcd3`, `GuaranteedUpdate etcd3`, … (traced.ts). */
+  readonly name = 'etcd3';
   readonly client: EtcdClient;
   readonly prefix: string;
   readonly leases: LeaseManager;
