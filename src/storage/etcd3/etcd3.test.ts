@@ -217,6 +217,24 @@ if (!etcdAvailable()) {
       dead.close();
     });
 
+    it('history compacted by someone else: lists and watches from before it get Expired from etcd itself', async () => {
+      const s = open({ prefix: '/other' });
+      const first = await s.create('/k/ns/a', obj('a', 1));
+      await s.guaranteedUpdate('/k/ns/a', { tryUpdate: (c) => ({ object: { ...jsonCodec.decode(c!.value), data: 2 } }) });
+      const head = (await s.create('/k/ns/b', obj('b'))).rv;
+      // Another replica compacts; this storage has not heard of it (its own bound stays 0).
+      const raw = new EtcdClient({ endpoints: [etcd.endpoint] });
+      await raw.call('compact', { revision: head });
+      raw.close();
+      assert.equal(s.compactedRevision(), 0);
+      await assert.rejects(s.list('/k/', { rv: first.rv }), (e) => e instanceof StorageError && e.code === 'Expired');
+      const err = await new Promise<Error>((resolve) => {
+        s.watch('/k/', first.rv, { onEvent: () => assert.fail('no event expected'), onError: resolve });
+      });
+      assert.ok(err instanceof StorageError && err.code === 'Expired', String(err));
+      await s.close();
+    });
+
     it('bad endpoints are refused with the URL named', () => {
       assert.throws(() => parseEndpoint('127.0.0.1:2379'), /"127.0.0.1:2379"/);
       assert.throws(() => parseEndpoint('ftp://x:1'), /scheme must be http or https/);
