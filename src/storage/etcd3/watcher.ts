@@ -16,9 +16,12 @@
  *    consistent read needs the current revision (as upstream's RequestWatchProgress). etcd before 3.4.25/3.5.8
  *    (issue etcd#15220; Debian's 3.4.23 among them) can answer one before events of that revision that are already
  *    queued for the stream; and before 3.4.31/3.5.13 (etcd#17507) for watchers still catching up. So an answer is
- *    passed on only once the answer to a later request has arrived (the queued events went out in between), and
- *    only to watchers that are known to be synced: created at the current revision, or since caught up (an event at
- *    or after their creation revision, a per-watcher notification, or SYNC_GRACE_MS without history to replay).
+ *    passed on only once the answer to a later request has arrived, and only to watchers that are known to be
+ *    synced: created at the current revision, or since caught up (an event at or after their creation revision, a
+ *    per-watcher notification, or SYNC_GRACE_MS without history to replay). The events an early answer overtook
+ *    were already queued in etcd's send loop, which takes them long before a request sent a round trip later
+ *    arrives unless the connection itself is stalled: a practical bound, not the guarantee etcd's fix gives (upstream
+ *    does not ask for progress at all on such versions and reads from etcd instead).
  */
 import type { ClientDuplexStream } from '@grpc/grpc-js';
 import type { StorageEvent, Watch, WatchHandler } from '../interface.ts';
