@@ -4,6 +4,7 @@
  * the flags as given; this is what they became.
  */
 import { formatGoDuration } from '../apimachinery/duration.ts';
+import { enabledPluginNames } from '../admission/plugins.ts';
 import { featureGates } from '../features.ts';
 import { COMMAND, type ServerOptions } from './flags.ts';
 
@@ -36,6 +37,9 @@ export function effectiveConfig(opts: ServerOptions, serving: { dataDir: string;
       requestTimeout: formatGoDuration(opts.requestTimeoutMs),
       verbosity: opts.verbosity,
       tracingConfigFile: opts.tracingConfigFile,
+      // The named admission plugins that run, in order, after the enable/disable flags and the defaults.
+      admissionPlugins: enabledPluginNames(opts.enableAdmissionPlugins, opts.disableAdmissionPlugins),
+      admissionControlConfigFile: opts.admissionControlConfigFile,
       // Every gate's effective state, not only those given: what the server actually does.
       featureGates: Object.fromEntries(featureGates.list().map((f) => [f.name, f.enabled])),
     },

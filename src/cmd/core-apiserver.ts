@@ -26,7 +26,10 @@ import { registerSelfSubjectReviews } from '../registry/selfsubjectreviews/stora
 import { AuthenticationMetrics } from '../server/authentication-metrics.ts';
 import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
-import { AdmissionChain } from '../admission/chain.ts';
+import { UnionRuleResolver } from '../auth/authorizer/rules.ts';
+import { registerAccessReviews } from '../registry/accessreviews/storage.ts';
+import { buildAdmissionChain } from './admission.ts';
+import { AdmissionMetrics } from '../server/admission-metrics.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
 import type { EtcdClusters } from './etcd-storage.ts';
@@ -234,7 +237,14 @@ export async function run(argv: string[]): Promise<number> {
   let address = `${opts.bindAddress}:${opts.securePort}`;
   // core/v1 Events: the same stored objects under the older field names (kubectl events, get events, k9s).
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
-  const scopes = [events.scope, coreEvents.scope, ...registerSelfSubjectReviews(), ...rbac.scopes];
+  // The access reviews ask the authorizer chain and rule resolvers built below, at request time.
+  const scopes = [
+    events.scope,
+    coreEvents.scope,
+    ...registerSelfSubjectReviews(),
+    ...rbac.scopes,
+    ...registerAccessReviews({ authorizer: () => authorizer, ruleResolver: () => ruleResolver }),
+  ];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
@@ -268,6 +278,12 @@ export async function run(argv: string[]): Promise<number> {
   // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode), then
   // RBAC; a request neither allows ends with NoOpinion: 403.
   const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), rbac.authorizer]);
+  // What `kubectl auth can-i --list` reads: the rule resolvers of the configured authorizers (the system:masters
+  // shortcut has none, as upstream; its members see cluster-admin's rules through the bootstrap binding).
+  const ruleResolver = new UnionRuleResolver([rbac.authorizer]);
+  // RBAC escalation prevention is always on (upstream runs it in RBAC's REST strategy); the named plugins are what
+  // --enable-admission-plugins and --admission-control-config-file choose. A bad configuration stops the start here.
+  const admission = buildAdmissionChain(opts, [rbac.escalation(() => authorizer)], recording ? new AdmissionMetrics(metrics) : undefined);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -284,7 +300,7 @@ export async function run(argv: string[]): Promise<number> {
     ...(authn.requestHeaders ? { requestHeaders: authn.requestHeaders } : {}),
     ...(recording ? { authenticationMetrics } : {}),
     authorizer,
-    admission: new AdmissionChain([rbac.escalation(() => authorizer)]),
+    admission,
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,

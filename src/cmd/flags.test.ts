@@ -40,6 +40,9 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     requestTimeoutMs: 60_000,
     verbosity: 0,
     tracingConfigFile: '',
+    enableAdmissionPlugins: [],
+    disableAdmissionPlugins: [],
+    admissionControlConfigFile: '',
     featureGates: {},
     showHiddenMetricsForVersion: '',
     disabledMetrics: [],
@@ -171,7 +174,7 @@ test('registry holds name, type, default, help and current value of every flag',
   parseFlags(['--event-ttl=90m', '-v', '2']);
   const reg = flagRegistry();
   assert.deepEqual([...reg.keys()], [
-    'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics',
+    'admission-control-config-file', 'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'bind-address', 'client-ca-file', 'data-dir', 'disable-admission-plugins', 'disabled-metrics', 'enable-admission-plugins',
     'etcd-cafile', 'etcd-certfile', 'etcd-compaction-interval', 'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval', 'etcd-healthcheck-timeout', 'etcd-keyfile',
     'etcd-prefix', 'etcd-readycheck-timeout', 'etcd-servers', 'etcd-servers-overrides', 'event-ttl', 'feature-gates', 'help', 'lease-reuse-duration-seconds', 'max-mutating-requests-inflight',
     'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
@@ -201,7 +204,7 @@ test('usage lists every flag with type, default and help, in kube-apiserver sect
     for (const line of info.help.split('\n')) assert.ok(text.includes(line), info.name);
   }
   const sections = [...text.matchAll(/^(.*) flags:$/gm)].map((m) => m[1]);
-  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global']);
+  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Admission', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global']);
   assert.match(text, /^ {6}--event-ttl duration {2}Amount of time to retain events\. \(default 1h0m0s\)$/m);
   assert.match(text, /^ {6}--data-dir string {2,}.* \(default "\.\/data"\)$/m);
   assert.match(text, /^ {6}--secure-port int {2,}.* \(default 6443\)$/m);
@@ -334,4 +337,16 @@ test('etcd flags: upstream names, defaults and checks; start-up errors name the 
   fails(['--etcd-certfile=c.pem'], '--etcd-certfile and --etcd-keyfile must be specified together');
   fails(['--etcd-compaction-interval=-1s'], '--etcd-compaction-interval can not be negative value');
   fails(['--lease-reuse-duration-seconds=-1'], '--lease-reuse-duration-seconds can not be negative value');
+});
+
+test('admission flags: comma lists checked against the registered plugins, with upstream\'s texts', () => {
+  const o = parseFlags(['--enable-admission-plugins=EventRateLimit', '--admission-control-config-file=/etc/admission.yaml']);
+  assert.deepEqual(o.enableAdmissionPlugins, ['EventRateLimit']);
+  assert.deepEqual(o.disableAdmissionPlugins, []);
+  assert.equal(o.admissionControlConfigFile, '/etc/admission.yaml');
+  assert.throws(() => parseFlags(['--enable-admission-plugins=NamespaceLifecycle,EventRateLimit']), { message: 'enable-admission-plugins plugin "NamespaceLifecycle" is unknown' });
+  assert.throws(() => parseFlags(['--enable-admission-plugins=EventRateLimit', '--disable-admission-plugins=EventRateLimit,AlwaysDeny']), {
+    message: '[disable-admission-plugins plugin "AlwaysDeny" is unknown, [EventRateLimit] in enable-admission-plugins and disable-admission-plugins overlapped]',
+  });
+  assert.match(usage(), /--enable-admission-plugins strings +admission plugins that should be enabled in addition to default enabled ones \(\)\. Comma-delimited list of admission plugins: EventRateLimit\./);
 });

@@ -12,6 +12,7 @@ import { validateTracingConfigFileFlag } from '../config/tracing.ts';
 import { versionInfo } from '../version.ts';
 import { readGoCSV } from '../util/gocsv.ts';
 import { parseEndpoint } from '../storage/etcd3/endpoint.ts';
+import { defaultEnabledPlugins, registeredPlugins, validateAdmissionFlags } from '../admission/plugins.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
 
@@ -66,6 +67,11 @@ export interface ServerOptions {
   allowMetricLabelsManifest: string;
   /** `--tracing-config-file`: '' leaves tracing off. */
   tracingConfigFile: string;
+  /** `--enable-admission-plugins`, `--disable-admission-plugins` (checked against the registered plugins). */
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
+  /** `--admission-control-config-file`: an AdmissionConfiguration ('' = none). */
+  admissionControlConfigFile: string;
   /** `--feature-gates` as given (gates set by name); the process-wide `featureGates` is set from it. */
   featureGates: Record<string, boolean>;
   /** `--help`/`-h` was given: print `usage()` and exit 0; nothing else was validated. */
@@ -108,7 +114,7 @@ export interface FlagInfo {
   classified: boolean;
 }
 
-const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
+const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Admission', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
 const STORAGE_BACKENDS = ['sqlite', 'etcd3'];
 const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'];
 
@@ -153,6 +159,9 @@ function newServerFlagSet() {
     requestheaderGroupHeaders: stringSlice(fs, 'requestheader-group-headers', 'List of request headers to inspect for groups. X-Remote-Group is suggested.'),
     requestheaderUidHeaders: stringSlice(fs, 'requestheader-uid-headers', 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.'),
     requestheaderUsernameHeaders: stringSlice(fs, 'requestheader-username-headers', 'List of request headers to inspect for usernames. X-Remote-User is common.'),
+    enableAdmissionPlugins: stringSlice(fs, 'enable-admission-plugins', `admission plugins that should be enabled in addition to default enabled ones (${defaultEnabledPlugins().join(', ')}). Comma-delimited list of admission plugins: ${registeredPlugins().join(', ')}. The order of plugins in this flag does not matter.`, 'Admission'),
+    disableAdmissionPlugins: stringSlice(fs, 'disable-admission-plugins', `admission plugins that should be disabled although they are in the default enabled plugins list (${defaultEnabledPlugins().join(', ')}). Comma-delimited list of admission plugins: ${registeredPlugins().join(', ')}. The order of plugins in this flag does not matter.`, 'Admission'),
+    admissionControlConfigFile: fs.string('admission-control-config-file', '', 'File with admission control configuration.', { section: 'Admission' }),
     tokenAuthFile: fs.string('token-auth-file', '', 'If set, the file that will be used to secure the secure port of the API server via token authentication.', authn),
     featureGates: fs.add<Record<string, boolean>>({
       name: 'feature-gates', type: 'mapStringBool', default: {}, help: featureGatesHelp(), ...generic,
@@ -237,6 +246,9 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     requestTimeoutMs: flags.requestTimeout.value,
     verbosity: flags.verbosity.value,
     tracingConfigFile: flags.tracingConfigFile.value,
+    enableAdmissionPlugins: [...flags.enableAdmissionPlugins.value],
+    disableAdmissionPlugins: [...flags.disableAdmissionPlugins.value],
+    admissionControlConfigFile: flags.admissionControlConfigFile.value,
     featureGates: { ...flags.featureGates.value },
     showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion.value,
     disabledMetrics: [...flags.disabledMetrics.value],
@@ -322,6 +334,7 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   }
   const tracing = validateTracingConfigFileFlag(flags.tracingConfigFile.value);
   if (tracing) errs.push(tracing);
+  errs.push(...validateAdmissionFlags(flags.enableAdmissionPlugins.value, flags.disableAdmissionPlugins.value));
   if (errs.length === 1) throw new FlagError(errs[0]);
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
 }

@@ -50,8 +50,24 @@ export class HistogramSeries {
   }
 }
 
+/**
+ * A summary without objectives (component-base's SummaryOpts leave them unset, and client_golang then keeps no
+ * quantiles): a sum and a count, so its MaxAge has nothing to age.
+ */
+export class SummarySeries {
+  sum = 0;
+  count = 0;
+  /** As CounterSeries.created. */
+  readonly created = Date.now();
+
+  observe(v: number): void {
+    this.sum += v;
+    this.count++;
+  }
+}
+
 /** NativeHistogramSeries (native-histogram.ts) is a HistogramSeries too, so it needs no entry here. */
-export type Series = CounterSeries | GaugeSeries | HistogramSeries;
+export type Series = CounterSeries | GaugeSeries | HistogramSeries | SummarySeries;
 
 /** What a label value is replaced with when an allow-list does not contain it (upstream's cardinality guard). */
 export const UNEXPECTED_LABEL_VALUE = 'unexpected';

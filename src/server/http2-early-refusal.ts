@@ -6,7 +6,8 @@
  *
  * The decision is the handler chain's, asked of the same objects in the same order: the request info filter's
  * parsing, the authenticator (its cached per-connection answer), the deadline's `?timeout=` check, the limiter's
- * exemptions and counters. A request that any earlier filter would answer otherwise (a bad URL, no user, an
+ * exemptions and counters; a request with impersonation headers is left to the chain (withImpersonation judges it
+ * before the limiter). A request that any earlier filter would answer otherwise (a bad URL, no user, an
  * unparsable path, a bad `?timeout=`) takes the ordinary path, and so does anything unusual (Expect, CONNECT).
  */
 import type http2 from 'node:http2';
@@ -57,6 +58,8 @@ export function refusesAtHeaders(c: HandlerChainConfig, stream: http2.ServerHttp
   } catch {
     return false; // withRequestDeadline's 400
   }
+  // Impersonation comes before the limit (its 400 and 403 first): such a request takes the ordinary path.
+  for (const name in headers) if (name.startsWith('impersonate-')) return false;
   // Asked last: it is the one question that might need I/O.
   return c.maxInFlight.full(info.verb) && authenticatesAtOnce(c.authenticator, { headers, socket, stream });
 }
