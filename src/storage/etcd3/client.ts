@@ -42,6 +42,7 @@ export function isUnavailable(err: unknown): boolean {
 
 export const ErrCompacted = 'etcdserver: mvcc: required revision has been compacted';
 export const ErrFutureRev = 'etcdserver: mvcc: required revision is a future revision';
+export const ErrLeaseNotFound = 'etcdserver: requested lease not found';
 
 type Methods = typeof methods;
 type ReqOf<K extends keyof Methods> = Parameters<Methods[K]['serialize']>[0];

@@ -119,6 +119,20 @@ if (!etcdAvailable()) {
       await capped.close();
     });
 
+    it('a lease revoked behind the manager\'s back: the write gets a new lease instead of failing', async () => {
+      const s = open();
+      await s.create('/r/ns/a', obj('a'), 600);
+      const raw = new EtcdClient({ endpoints: [etcd.endpoint] });
+      const lease = String((await raw.call('range', { key: Buffer.from(s.prefix + '/r/ns/a') })).kvs[0]!.lease);
+      await raw.call('leaseRevoke', { ID: lease });
+      assert.equal(await s.get('/r/ns/a'), null, 'revoking the lease deleted its key');
+      const b = await s.create('/r/ns/b', obj('b'), 600);
+      assert.ok(b.rv > 0);
+      assert.equal(s.leases.granted, 2);
+      raw.close();
+      await s.close();
+    });
+
     it('an update re-attaches the key to a lease; an update without TTL detaches it', async () => {
       const s = open();
       const raw = new EtcdClient({ endpoints: [etcd.endpoint] });

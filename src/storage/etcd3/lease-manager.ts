@@ -44,6 +44,15 @@ export class LeaseManager {
     this.#onRetired = opts.onLeaseRetired;
   }
 
+  /** etcd no longer has lease `id`: stop handing it out. */
+  forget(id: string): void {
+    if (this.#prevId === id) {
+      this.#prevId = '0';
+      this.#prevExpiresAt = 0;
+      this.#attached = 0;
+    }
+  }
+
   /** The reuse window for `ttl` seconds: 5 % of it, whole seconds, capped at the flag. */
   reuseSeconds(ttl: number): number {
     return Math.min(Math.floor(LEASE_REUSE_PERCENT * ttl), this.#reuseSeconds);

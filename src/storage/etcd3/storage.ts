@@ -32,7 +32,7 @@ import { StorageError } from '../interface.ts';
 import { StoredValues, type ReadValue } from '../stored-values.ts';
 import { identityTransformer } from '../value/identity.ts';
 import { isPromise, type Transformer } from '../value/transformer.ts';
-import { EtcdClient, ErrCompacted, ErrFutureRev, isGrpcError, type EtcdClientOptions } from './client.ts';
+import { EtcdClient, ErrCompacted, ErrFutureRev, ErrLeaseNotFound, isGrpcError, type EtcdClientOptions } from './client.ts';
 import { LeaseManager } from './lease-manager.ts';
 import { CompareResult, CompareTarget, num, type KeyValue, type RangeRequest, type RangeResponse, type TxnRequest, type TxnResponse } from './proto.ts';
 import { WatchHub, type KeySpace } from './watcher.ts';
@@ -140,11 +140,10 @@ export class EtcdStorage implements Storage {
       const plain = this.#codec.encode(obj);
       const ek = this.#keys.toEtcd(key);
       const data = await this.#values.toStorage(ek.toString(), plain);
-      const lease = ttlSeconds ? await this.leases.getLease(ttlSeconds) : undefined;
-      const res = await this.#txn(key, {
+      const res = await this.#putTxn(key, ttlSeconds, (lease) => ({
         compare: [{ result: CompareResult.EQUAL, target: CompareTarget.CREATE, key: ek, create_revision: 0 }],
         success: [{ request_put: { key: ek, value: data, ...(lease ? { lease } : {}) } }],
-      });
+      }));
       if (!res.succeeded) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
       const rv = num(res.header.revision);
       return this.#stamp(key, obj, plain, rv, ttlSeconds);
@@ -170,12 +169,11 @@ export class EtcdStorage implements Storage {
           return { stored: { ...cur.stored, object }, created: false, noop: true };
         }
         const data = await this.#values.toStorage(ek.toString(), plain);
-        const lease = ttlSeconds ? await this.leases.getLease(ttlSeconds) : undefined;
-        const res = await this.#txn(key, {
+        const res = await this.#putTxn(key, ttlSeconds, (lease) => ({
           compare: [{ result: CompareResult.EQUAL, target: CompareTarget.MOD, key: ek, mod_revision: st.modRev }],
           success: [{ request_put: { key: ek, value: data, ...(lease ? { lease } : {}) } }],
           failure: [{ request_range: { key: ek } }],
-        });
+        }));
         if (res.succeeded) {
           const rv = num(res.header.revision);
           return { stored: this.#stamp(key, object, plain, rv, ttlSeconds), created: !cur, noop: false };
@@ -373,6 +371,26 @@ export class EtcdStorage implements Storage {
       return await this.client.call('range', req);
     } catch (err) {
       throw this.#error(key, err, rv);
+    }
+  }
+
+  /**
+   * A transaction whose put carries the lease for `ttlSeconds` (none without). etcd refuses the whole transaction
+   * when the lease is gone (revoked, or lost with a restored etcd): then the lease manager forgets it and the
+   * transaction is tried once more with a new one, which is safe because nothing was applied.
+   */
+  async #putTxn(key: string, ttlSeconds: number | undefined, build: (lease: string | undefined) => TxnRequest): Promise<TxnResponse> {
+    for (let attempt = 0; ; attempt++) {
+      const lease = ttlSeconds ? await this.leases.getLease(ttlSeconds) : undefined;
+      try {
+        return await this.client.call('txn', build(lease));
+      } catch (err) {
+        if (lease && attempt === 0 && isGrpcError(err) && err.details === ErrLeaseNotFound) {
+          this.leases.forget(lease);
+          continue;
+        }
+        throw this.#error(key, err);
+      }
     }
   }
 
