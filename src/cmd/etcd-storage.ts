@@ -35,6 +35,18 @@ interface Cluster {
   readyCheck: string;
 }
 
+/** Versions with etcd#15220 or etcd#17507 (upstream's feature_support_checker: below 3.4.31, or 3.5.0–3.5.12). */
+export function progressAnswersEarly(version: string): boolean {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!m) return true; // unknown: assume the worst, as upstream does
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (major !== 3) return major < 3;
+  if (minor < 4) return true;
+  if (minor === 4) return patch < 31;
+  if (minor === 5) return patch < 13;
+  return false;
+}
+
 export class EtcdClusters {
   readonly #opts: EtcdOptions;
   readonly #clusters = new Map<string, Cluster>();
@@ -66,6 +78,10 @@ export class EtcdClusters {
           const ok = answers.filter((a): a is Exclude<typeof a, Error> => !(a instanceof Error));
           if (ok.length > 0) {
             log.info('Connected to etcd', { servers: c.servers.join(','), versions: ok.map((a) => a.version).join(',') });
+            const old = ok.map((a) => a.version).filter(progressAnswersEarly);
+            if (old.length) {
+              log.warning('etcd before 3.4.31 / 3.5.13 may answer watch progress requests ahead of pending events (etcd issues 15220, 17507); consistent reads from the watch cache use an answer only once a later one confirmed it. Upgrade etcd to remove the extra round trip and the residual risk.', { versions: old.join(',') });
+            }
             return;
           }
           if (Date.now() >= deadline) {
