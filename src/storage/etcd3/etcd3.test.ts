@@ -101,6 +101,20 @@ if (!etcdAvailable()) {
       await s.close();
     });
 
+    it('a value bound to its etcd key by the transformer does not read back under another key: Corrupt, naming the key', async () => {
+      const s = open({ prefix: '/enc', transformer: new ScramblingTransformer() });
+      await s.create('/k/ns/a', obj('a'));
+      const raw = new EtcdClient({ endpoints: [etcd.endpoint] });
+      const value = Buffer.from((await raw.call('range', { key: Buffer.from('/enc/k/ns/a') })).kvs[0]!.value);
+      assert.ok(!value.toString().includes('"name":"a"'), 'stored bytes went through the transformer');
+      await raw.call('put', { key: Buffer.from('/enc/k/ns/b'), value });
+      raw.close();
+      await assert.rejects(s.get('/k/ns/b'), (e) => e instanceof StorageError && e.code === 'Corrupt' && e.key === '/enc/k/ns/b');
+      await assert.rejects(s.list('/k/'), (e) => e instanceof StorageError && e.code === 'Corrupt');
+      assert.equal(jsonCodec.decode((await s.get('/k/ns/a'))!.value).metadata.name, 'a');
+      await s.close();
+    });
+
     it('leases are reused within the reuse window and capped at 1000 objects', async () => {
       const retired: number[] = [];
       const s = open({ onLeaseRetired: (k) => retired.push(k) });
