@@ -74,6 +74,7 @@ export class EtcdClient {
   /** One unary call, moving to the next endpoint when this one is unavailable (and retrying if it is a read). */
   async call<K extends keyof Methods>(name: K, req: ReqOf<K>, deadlineMs?: number): Promise<ResOf<K>> {
     const attempts = IDEMPOTENT.has(name) ? this.#clients.length : 1;
+    this.#avoidFailedEndpoint();
     for (let i = 0; ; i++) {
       const at = this.#current;
       try {
@@ -82,6 +83,24 @@ export class EtcdClient {
         if (!isUnavailable(err) || this.#clients.length === 1) throw err;
         if (this.#current === at) this.#current = (at + 1) % this.#clients.length;
         if (i + 1 >= attempts) throw err;
+      }
+    }
+  }
+
+  /**
+   * Moves off the current endpoint when its connection is known to be failing and another's is not, before a call
+   * is sent: a write then goes where it can succeed instead of failing on a member already known to be down.
+   */
+  #avoidFailedEndpoint(): void {
+    const n = this.#clients.length;
+    if (n === 1) return;
+    const failing = (i: number) => this.#clients[i]!.getChannel().getConnectivityState(false) === grpc.connectivityState.TRANSIENT_FAILURE;
+    if (!failing(this.#current)) return;
+    for (let k = 1; k < n; k++) {
+      const i = (this.#current + k) % n;
+      if (!failing(i)) {
+        this.#current = i;
+        return;
       }
     }
   }

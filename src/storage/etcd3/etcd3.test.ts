@@ -263,6 +263,15 @@ if (!etcdAvailable()) {
       await s.close();
     });
 
+    it('several endpoints: reads go on to the next when one is down, and writes then avoid the failed one', async () => {
+      const s = new EtcdStorage({ endpoints: ['http://127.0.0.1:1', etcd.endpoint], codec: jsonCodec, prefix: '/multi' });
+      assert.equal(await s.get('/k/ns/a'), null);
+      const c = await s.create('/k/ns/a', obj('a'));
+      assert.equal((await s.get('/k/ns/a'))!.rv, c.rv);
+      assert.equal(s.client.currentEndpoint.url, etcd.endpoint);
+      await s.close();
+    });
+
     it('bad endpoints are refused with the URL named', () => {
       assert.throws(() => parseEndpoint('127.0.0.1:2379'), /"127.0.0.1:2379"/);
       assert.throws(() => parseEndpoint('ftp://x:1'), /scheme must be http or https/);
