@@ -1,7 +1,8 @@
 /**
  * Durable storage for API groups other than Events: one SQLite file per group under the data dir
  * (`<group>.db`), each shared by its group's resources through a Scheme. Kept apart from events.db so that the
- * Events write rate, TTL sweeps and compaction never delay or bloat them.
+ * Events write rate, TTL sweeps and compaction never delay or bloat them. On etcd (`open`) each group gets its
+ * storage on the cluster that --etcd-servers or an override names (etcd-storage.ts).
  */
 import { join } from 'node:path';
 import { Scheme } from '../storage/scheme.ts';
