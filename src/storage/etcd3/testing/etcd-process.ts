@@ -65,7 +65,10 @@ export async function startEtcd(opts: { extraArgs?: string[]; timeoutMs?: number
     // the etcd with it (below).
     proc.unref();
     (proc.stderr as unknown as { unref?: () => void }).unref?.();
-    const killOnExit = () => proc.kill('SIGKILL');
+    const killOnExit = () => {
+      proc.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    };
     process.once('exit', killOnExit);
     proc.once('exit', () => process.off('exit', killOnExit));
     const stop = async () => {
