@@ -88,6 +88,8 @@ describe('architecture', () => {
       const text = readFileSync(file, 'utf8');
       for (const m of text.matchAll(/^import\s+(type\s+)?[^;]*?from\s*'([^']+)'/gm)) {
         const [, typeOnly, pkg] = m;
+        // The etcd3 backend's client is gRPC: cmd loads the backend (dynamically) only with --storage-backend=etcd3.
+        if (module === 'storage/etcd3/client.ts' && pkg === '@grpc/grpc-js') continue;
         if ((pkg!.startsWith('@opentelemetry/') && pkg !== '@opentelemetry/api') || pkg!.startsWith('@grpc/')) {
           if (!typeOnly) bad.push(`${module} imports ${pkg} at load`);
         }

@@ -20,6 +20,15 @@ export function effectiveConfig(opts: ServerOptions, serving: { dataDir: string;
       clientCAFile: opts.clientCaFile,
       storageBackend: opts.storageBackend,
       sqliteSynchronous: opts.sqliteSynchronous,
+      ...(opts.storageBackend === 'etcd3'
+        ? {
+            etcdServers: opts.etcd.servers,
+            etcdPrefix: opts.etcd.prefix,
+            etcdServersOverrides: opts.etcd.serversOverrides.map((o) => `${o.group}/${o.resource}#${o.servers.join(';')}`),
+            etcdCompactionInterval: formatGoDuration(opts.etcd.compactionIntervalMs),
+            leaseReuseDurationSeconds: opts.etcd.leaseReuseDurationSeconds,
+          }
+        : {}),
       eventTTL: formatGoDuration(opts.eventTtlMs),
       shutdownDelayDuration: formatGoDuration(opts.shutdownDelayMs),
       maxRequestsInflight: opts.maxRequestsInflight,

@@ -38,15 +38,16 @@ import { buildAdmissionChain } from './admission.ts';
 import { AdmissionMetrics } from '../server/admission-metrics.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
+import type { EtcdClusters } from './etcd-storage.ts';
 import { startRbac } from './rbac.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { APIServer } from '../server/server.ts';
 import { installZpages } from '../server/zpages/handlers.ts';
 import { startCompactor } from '../storage/compactor.ts';
-import { openSqliteStorage } from '../storage/sqlite/index.ts';
+import { type SqliteStorage, openSqliteStorage } from '../storage/sqlite/index.ts';
 import { CacherMetrics } from '../storage/cacher/metrics.ts';
-import { StorageMetrics, registerStorageSize } from '../storage/metrics.ts';
+import { StorageMetrics, registerLeaseObjectCounts, registerStorageSize } from '../storage/metrics.ts';
 import { WatchMetrics } from '../server/watch-metrics.ts';
 import { log } from '../util/log.ts';
 import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo, versionLine } from '../version.ts';
@@ -66,6 +67,7 @@ import { DEFAULT_ENDPOINT, loadTracingConfiguration } from '../config/tracing.ts
 import { startTracing, type TracingProvider } from '../tracing/provider.ts';
 import { activeTracer } from '../tracing/tracing.ts';
 import { type KeyOwner, tracedStorage } from '../storage/traced.ts';
+import type { Storage } from '../storage/interface.ts';
 import { EVENTS_KEY_ROOT } from '../registry/events/storage.ts';
 import { GROUP as EVENTS_GROUP, KIND as EVENT_KIND, RESOURCE as EVENTS_RESOURCE } from '../apis/events/v1/types.ts';
 
@@ -195,7 +197,11 @@ export async function run(argv: string[]): Promise<number> {
   const tracer = activeTracer();
   const tls = await loadTls({ ...opts, dataDir });
   const dbPath = join(dataDir, 'events.db');
-  const backend = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
+  // --storage-backend=etcd3: every API group's storage on etcd (see etcd-storage.ts); else SQLite files in dataDir.
+  // Loaded only then: the etcd client brings gRPC, which a server on SQLite never loads.
+  const etcd: EtcdClusters | undefined = opts.storageBackend === 'etcd3' ? new (await import('./etcd-storage.ts')).EtcdClusters(opts.etcd) : undefined;
+  await etcd?.checkReachable();
+  const backend = etcd ? etcd.open('events.cluster.io', eventCodec) : openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
   const storage = tracer ? tracedStorage(backend, keyOwner) : backend;
   const ttlSeconds = Math.round(opts.eventTtlMs / 1000);
   // The benchmark's baseline (bench/scenarios/metrics-cost.ts) is this server with nothing recorded per request.
@@ -219,7 +225,12 @@ export async function run(argv: string[]): Promise<number> {
   const groupKeyOwners = new Map<string, KeyOwner>();
   const groupKeyOwner = (key: string) => groupKeyOwners.get(key.slice(0, key.indexOf('/', 1) + 1));
   // RBAC objects live in their group's own database beside events.db; no TTL, compacted like the events history.
-  const groupStorages = new GroupStorages({ dataDir, synchronous: opts.sqliteSynchronous, ...(tracer ? { wrap: (s) => tracedStorage(s, groupKeyOwner) } : {}) });
+  const groupStorages = new GroupStorages({
+    dataDir,
+    synchronous: opts.sqliteSynchronous,
+    ...(tracer ? { wrap: (s) => tracedStorage(s, groupKeyOwner) } : {}),
+    ...(etcd ? { open: (group, scheme) => ({ backend: etcd.open(group, scheme), path: opts.etcd.prefix }) } : {}),
+  });
   const rbacStorage = groupStorages.forGroup(RBAC_GROUP);
   const rbac = await startRbac({
     storage: rbacStorage.storage,
@@ -230,8 +241,10 @@ export async function run(argv: string[]): Promise<number> {
   });
   if (recording) watchSettings.metrics = new WatchMetrics(metrics);
   for (const r of Object.values(rbac.resources)) groupKeyOwners.set(r.store.prefix(''), { group: r.scope.group, resource: r.scope.resource, type: r.scope.kind });
-  registerStorageSize(metrics, backend, dbPath, ...groupStorages.all().map((g) => ({ storage: g.backend, endpoint: g.path })));
-  const compactors = [storage, rbacStorage.storage].map((s) => startCompactor(s, { retentionMs: Math.max(opts.eventTtlMs, 75_000) }));
+  const sizes = etcd ? etcd.sizeSources() : [{ storage: backend as SqliteStorage, endpoint: dbPath }, ...groupStorages.all().map((g) => ({ storage: g.backend as SqliteStorage, endpoint: g.path }))];
+  registerStorageSize(metrics, sizes[0]!.storage, sizes[0]!.endpoint, ...sizes.slice(1));
+  // etcd: upstream's compactor per cluster; SQLite: history kept for the event TTL.
+  const compactors = etcd ? etcd.startCompactors() : [storage, rbacStorage.storage].map((s) => startCompactor(s, { retentionMs: Math.max(opts.eventTtlMs, 75_000) }));
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
   // Loaded before serving: a bad file stops the start with upstream's message.
@@ -245,7 +258,8 @@ export async function run(argv: string[]): Promise<number> {
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
   health.add('log', logBlockedCheck(), ['healthz', 'livez', 'readyz']);
-  health.add(storage.name, async () => void (await Promise.all([storage.readinessCheck(), groupStorages.readinessCheck()])), ['healthz', 'livez', 'readyz']);
+  if (etcd) for (const c of etcd.healthChecks()) health.add(c.name, c.fn, c.endpoints);
+  else health.add(storage.name, async () => void (await Promise.all([storage.readinessCheck(), groupStorages.readinessCheck()])), ['healthz', 'livez', 'readyz']);
 
   let address = `${opts.bindAddress}:${opts.securePort}`;
   // core/v1 Events: the same stored objects under the older field names (kubectl events, get events, k9s).
@@ -261,7 +275,12 @@ export async function run(argv: string[]): Promise<number> {
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
-  registerObjectCounts(metrics, [events, coreEvents, ...Object.values(rbac.resources)].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
+  const polled = (s: Storage, prefix: string) => (etcd ? { count: etcd.countPoller(s, prefix) } : {});
+  registerObjectCounts(metrics, [
+    ...[events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher, ...polled(backend, `${EVENTS_KEY_ROOT}/`) })),
+    ...Object.values(rbac.resources).map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher, ...polled(rbacStorage.backend, r.store.prefix('')) })),
+  ]);
+  if (etcd) etcd.onLeaseRetired = registerLeaseObjectCounts(metrics);
   const authenticationMetrics = new AuthenticationMetrics(metrics);
   // The file's `anonymous` section wins over --anonymous-auth, which may then not be given at all (upstream).
   const fileAnonymous = jwt?.anonymous;
@@ -327,7 +346,7 @@ export async function run(argv: string[]): Promise<number> {
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;
   address = `${host}:${port}`;
   const url = `https://${opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : host}:${port}`;
-  log.info('Serving securely', { address: `${host}:${port}`, storage: `${storage.name}:${dbPath}` });
+  log.info('Serving securely', { address: `${host}:${port}`, storage: etcd ? `etcd3:${etcd.describe()}` : `${storage.name}:${dbPath}` });
   if (tls.kubeconfig) {
     const kubeconfig = join(dataDir, 'admin.kubeconfig');
     writeAdminKubeconfig(kubeconfig, { server: url, caPem: tls.kubeconfig.ca, certPem: tls.kubeconfig.cert, keyPem: tls.kubeconfig.key });
@@ -353,6 +372,7 @@ export async function run(argv: string[]): Promise<number> {
       rbac.stop();
       await storage.close();
       await groupStorages.close();
+      etcd?.close();
       await tracing?.shutdown();
       log.info('Shutdown complete');
       log.flush();

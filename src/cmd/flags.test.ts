@@ -29,6 +29,11 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     requestHeader: { clientCaFile: '', allowedNames: [], usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeaderPrefixes: [] },
     eventTtlMs: 3_600_000,
     storageBackend: 'sqlite',
+    etcd: {
+      servers: [], prefix: '/registry', caFile: '', certFile: '', keyFile: '', serversOverrides: [],
+      compactionIntervalMs: 300_000, countMetricPollPeriodMs: 60_000, dbMetricPollIntervalMs: 30_000,
+      healthcheckTimeoutMs: 2_000, readycheckTimeoutMs: 2_000, leaseReuseDurationSeconds: 60,
+    },
     sqliteSynchronous: 'NORMAL',
     shutdownDelayMs: 0,
     maxRequestsInflight: 400,
@@ -143,7 +148,7 @@ test('pflag error texts', () => {
 });
 
 test('validation after parsing', () => {
-  fails(['--storage-backend=etcd3'], '--storage-backend: unsupported value "etcd3" (supported: sqlite)');
+  fails(['--storage-backend=etcd2'], '--storage-backend: unsupported value "etcd2" (supported: sqlite, etcd3)');
   fails(['--sqlite-synchronous=OFF'], '--sqlite-synchronous: unsupported value "OFF" (supported: NORMAL, FULL)');
   assert.equal(parseFlags(['--sqlite-synchronous=full']).sqliteSynchronous, 'FULL');
   fails(['--secure-port=65536'], '--secure-port 65536 must be between 0 and 65535, inclusive. 0 picks a free port');
@@ -173,9 +178,11 @@ test('registry holds name, type, default, help and current value of every flag',
   assert.deepEqual([...reg.keys()], [
     'admission-control-config-file', 'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'authorization-config', 'authorization-mode',
     'authorization-policy-file', 'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl', 'authorization-webhook-config-file', 'authorization-webhook-version',
-    'bind-address', 'client-ca-file', 'data-dir', 'disable-admission-plugins', 'disabled-metrics', 'enable-admission-plugins', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
-    'max-requests-inflight', 'min-request-timeout', 'oidc-ca-file', 'oidc-client-id', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-issuer-url', 'oidc-required-claim', 'oidc-signing-algs',
-    'oidc-username-claim', 'oidc-username-prefix', 'request-timeout', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
+    'bind-address', 'client-ca-file', 'data-dir', 'disable-admission-plugins', 'disabled-metrics', 'enable-admission-plugins', 'etcd-cafile', 'etcd-certfile', 'etcd-compaction-interval',
+    'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval', 'etcd-healthcheck-timeout', 'etcd-keyfile', 'etcd-prefix', 'etcd-readycheck-timeout', 'etcd-servers', 'etcd-servers-overrides',
+    'event-ttl', 'feature-gates', 'help', 'lease-reuse-duration-seconds', 'max-mutating-requests-inflight', 'max-requests-inflight', 'min-request-timeout', 'oidc-ca-file', 'oidc-client-id',
+    'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-issuer-url', 'oidc-required-claim', 'oidc-signing-algs', 'oidc-username-claim', 'oidc-username-prefix', 'request-timeout',
+    'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
     'requestheader-group-headers', 'requestheader-uid-headers', 'requestheader-username-headers', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
     'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'token-auth-file', 'tracing-config-file', 'v', 'version',
   ]);
@@ -336,6 +343,35 @@ test('--oidc-* flags: upstream names, defaults and value syntax; issuer and clie
   fails(['--authentication-config=/etc/authn.yaml', '--oidc-issuer-url=https://a.example', '--oidc-client-id=c'], 'authentication-config file and oidc-* flags are mutually exclusive');
   fails(['--authentication-config=/etc/authn.yaml', '--oidc-signing-algs=RS256'], 'authentication-config file and oidc-* flags are mutually exclusive');
   assert.equal(parseFlags(['--authentication-config=/etc/authn.yaml']).oidc.flagsSet, false);
+});
+
+test('etcd flags: upstream names, defaults and checks; start-up errors name the flag', () => {
+  const o = parseFlags([
+    '--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:2379,https://10.0.0.2:2379', '--etcd-prefix=/kube',
+    '--etcd-servers-overrides=events.cluster.io/events#http://127.0.0.1:22379;http://127.0.0.1:22380,/events#http://127.0.0.1:22379',
+    '--etcd-compaction-interval=1m', '--lease-reuse-duration-seconds=30', '--etcd-healthcheck-timeout=5s',
+  ]);
+  assert.equal(o.storageBackend, 'etcd3');
+  assert.deepEqual(o.etcd.servers, ['http://127.0.0.1:2379', 'https://10.0.0.2:2379']);
+  assert.equal(o.etcd.prefix, '/kube');
+  assert.deepEqual(o.etcd.serversOverrides, [
+    { group: 'events.cluster.io', resource: 'events', servers: ['http://127.0.0.1:22379', 'http://127.0.0.1:22380'] },
+    { group: '', resource: 'events', servers: ['http://127.0.0.1:22379'] },
+  ]);
+  assert.equal(o.etcd.compactionIntervalMs, 60_000);
+  assert.equal(o.etcd.leaseReuseDurationSeconds, 30);
+  assert.equal(o.etcd.healthcheckTimeoutMs, 5_000);
+  assert.equal(flagRegistry().get('etcd-compaction-interval')?.default, '5m0s');
+  assert.equal(flagRegistry().get('etcd-servers')?.value, '[http://127.0.0.1:2379,https://10.0.0.2:2379]');
+  fails(['--storage-backend=etcd3'], '--etcd-servers must be specified');
+  fails(['--storage-backend=etcd3', '--etcd-servers=127.0.0.1:2379'], '--etcd-servers: invalid etcd server URL "127.0.0.1:2379": expected http://host:port or https://host:port');
+  const bad = '--etcd-servers-overrides invalid, must be of format: group/resource#servers, where servers are URLs, semicolon separated';
+  fails(['--etcd-servers-overrides=events#http://a:1'], bad);
+  fails(['--etcd-servers-overrides=a/b#'], bad);
+  fails(['--etcd-servers-overrides=a/b#http://a:1#x'], bad);
+  fails(['--etcd-certfile=c.pem'], '--etcd-certfile and --etcd-keyfile must be specified together');
+  fails(['--etcd-compaction-interval=-1s'], '--etcd-compaction-interval can not be negative value');
+  fails(['--lease-reuse-duration-seconds=-1'], '--lease-reuse-duration-seconds can not be negative value');
 });
 
 test('admission flags: comma lists checked against the registered plugins, with upstream\'s texts', () => {

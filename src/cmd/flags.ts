@@ -11,6 +11,7 @@ import { formatStringToString, parseStringToString, readAllowListManifest, valid
 import { validateTracingConfigFileFlag } from '../config/tracing.ts';
 import { versionInfo } from '../version.ts';
 import { readGoCSV } from '../util/gocsv.ts';
+import { parseEndpoint } from '../storage/etcd3/endpoint.ts';
 import { defaultEnabledPlugins, registeredPlugins, validateAdmissionFlags } from '../admission/plugins.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import type { Flag } from './flagset.ts';
@@ -51,7 +52,9 @@ export interface ServerOptions {
     extraHeaderPrefixes: string[];
   };
   eventTtlMs: number;
-  storageBackend: 'sqlite';
+  storageBackend: 'sqlite' | 'etcd3';
+  /** The etcd flags (upstream's EtcdOptions); used with `storageBackend: 'etcd3'`. Durations in ms. */
+  etcd: EtcdOptions;
   sqliteSynchronous: 'NORMAL' | 'FULL';
   shutdownDelayMs: number;
   maxRequestsInflight: number;
@@ -100,6 +103,27 @@ export interface OIDCFlags {
   flagsSet: boolean;
 }
 
+export interface EtcdServerOverride {
+  group: string;
+  resource: string;
+  servers: string[];
+}
+
+export interface EtcdOptions {
+  servers: string[];
+  prefix: string;
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  serversOverrides: EtcdServerOverride[];
+  compactionIntervalMs: number;
+  countMetricPollPeriodMs: number;
+  dbMetricPollIntervalMs: number;
+  healthcheckTimeoutMs: number;
+  readycheckTimeoutMs: number;
+  leaseReuseDurationSeconds: number;
+}
+
 /** One flag as the registry reports it. `default` and `value` are pflag `Value.String()` texts. */
 export interface FlagInfo {
   name: string;
@@ -114,7 +138,7 @@ export interface FlagInfo {
 }
 
 const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Authorization', 'Admission', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global'];
-const STORAGE_BACKENDS = ['sqlite'];
+const STORAGE_BACKENDS = ['sqlite', 'etcd3'];
 const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'];
 
 /** Declares every flag on a fresh set; returns the set and typed handles to read values back. */
@@ -131,7 +155,19 @@ function newServerFlagSet() {
     minRequestTimeout: fs.int('min-request-timeout', 1800, 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.', generic),
     requestTimeout: fs.duration('request-timeout', 60_000, 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.', generic),
     shutdownDelay: fs.duration('shutdown-delay-duration', 0, 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.', generic),
-    storageBackend: fs.string('storage-backend', 'sqlite', 'The storage backend for persistence. Options: \'sqlite\'.', storage),
+    storageBackend: fs.string('storage-backend', 'sqlite', 'The storage backend for persistence. Options: \'sqlite\' (default, embedded in --data-dir), \'etcd3\' (the etcd cluster of --etcd-servers).', storage),
+    etcdServers: stringSlice(fs, 'etcd-servers', 'List of etcd servers to connect with (scheme://ip:port), comma separated.', 'Storage'),
+    etcdServersOverrides: stringSlice(fs, 'etcd-servers-overrides', 'Per-resource etcd servers overrides, comma separated. The individual override format: group/resource#servers, where servers are URLs, semicolon separated. Note that this applies only to resources compiled into this server binary. ', 'Storage'),
+    etcdPrefix: fs.string('etcd-prefix', '/registry', 'The prefix to prepend to all resource paths in etcd.', storage),
+    etcdKeyfile: fs.string('etcd-keyfile', '', 'SSL key file used to secure etcd communication.', storage),
+    etcdCertfile: fs.string('etcd-certfile', '', 'SSL certification file used to secure etcd communication.', storage),
+    etcdCafile: fs.string('etcd-cafile', '', 'SSL Certificate Authority file used to secure etcd communication.', storage),
+    etcdCompactionInterval: fs.duration('etcd-compaction-interval', 300_000, 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.', storage),
+    etcdCountMetricPollPeriod: fs.duration('etcd-count-metric-poll-period', 60_000, 'Frequency of polling etcd for number of resources per type. 0 disables the metric collection.', storage),
+    etcdDbMetricPollInterval: fs.duration('etcd-db-metric-poll-interval', 30_000, 'The interval of requests to poll etcd and update metric. 0 disables the metric collection', storage),
+    etcdHealthcheckTimeout: fs.duration('etcd-healthcheck-timeout', 2_000, 'The timeout to use when checking etcd health.', storage),
+    etcdReadycheckTimeout: fs.duration('etcd-readycheck-timeout', 2_000, 'The timeout to use when checking etcd readiness', storage),
+    leaseReuseDurationSeconds: fs.int('lease-reuse-duration-seconds', 60, 'The time in seconds that each lease is reused. A lower value could avoid large number of objects reusing the same lease. Notice that a too small value may cause performance problems at storage layer.', storage),
     sqliteSynchronous: fs.string('sqlite-synchronous', 'NORMAL', 'SQLite synchronous mode of the database in --data-dir. NORMAL: a committed write survives a crash of the process but may be lost on power failure. FULL: every commit is synced to disk. Options: NORMAL, FULL.', storage),
     bindAddress: fs.ip('bind-address', '127.0.0.1', 'The IP address on which to listen for the --secure-port port. The associated interface(s) must be reachable by the rest of the cluster, and by CLI/web clients. If an unspecified address (0.0.0.0 or ::) is given, all interfaces and IP address families will be used.', serving),
     securePort: fs.int('secure-port', 6443, 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port, which is logged.', serving),
@@ -240,7 +276,21 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
       extraHeaderPrefixes: [...flags.requestheaderExtraHeadersPrefix.value],
     },
     eventTtlMs: flags.eventTtl.value,
-    storageBackend: 'sqlite',
+    storageBackend: flags.storageBackend.value as ServerOptions['storageBackend'],
+    etcd: {
+      servers: [...flags.etcdServers.value],
+      prefix: flags.etcdPrefix.value,
+      caFile: flags.etcdCafile.value,
+      certFile: flags.etcdCertfile.value,
+      keyFile: flags.etcdKeyfile.value,
+      serversOverrides: parseEtcdServersOverrides(flags.etcdServersOverrides.value) ?? [],
+      compactionIntervalMs: flags.etcdCompactionInterval.value,
+      countMetricPollPeriodMs: flags.etcdCountMetricPollPeriod.value,
+      dbMetricPollIntervalMs: flags.etcdDbMetricPollInterval.value,
+      healthcheckTimeoutMs: flags.etcdHealthcheckTimeout.value,
+      readycheckTimeoutMs: flags.etcdReadycheckTimeout.value,
+      leaseReuseDurationSeconds: flags.leaseReuseDurationSeconds.value,
+    },
     sqliteSynchronous: flags.sqliteSynchronous.value.toUpperCase() as ServerOptions['sqliteSynchronous'],
     shutdownDelayMs: flags.shutdownDelay.value,
     maxRequestsInflight: flags.maxRequestsInflight.value,
@@ -309,13 +359,14 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
     }
   };
   oneOf(flags.storageBackend, STORAGE_BACKENDS);
+  errs.push(...validateEtcd(flags));
   oneOf(flags.sqliteSynchronous, SQLITE_SYNCHRONOUS, flags.sqliteSynchronous.value.toUpperCase());
   const port = flags.securePort.value;
   if (port < 0 || port > 65535) errs.push(`--secure-port ${port} must be between 0 and 65535, inclusive. 0 picks a free port`);
   if ((flags.tlsCertFile.value === '') !== (flags.tlsPrivateKeyFile.value === '')) {
     errs.push('--tls-cert-file and --tls-private-key-file must be specified together');
   }
-  for (const f of [flags.maxRequestsInflight, flags.maxMutatingRequestsInflight, flags.minRequestTimeout, flags.requestTimeout, flags.shutdownDelay]) {
+  for (const f of [flags.maxRequestsInflight, flags.maxMutatingRequestsInflight, flags.minRequestTimeout, flags.requestTimeout, flags.shutdownDelay, flags.leaseReuseDurationSeconds]) {
     if (f.value < 0) errs.push(`--${f.spec.name} can not be negative value`);
   }
   if (flags.eventTtl.value <= 0) errs.push('--event-ttl must be greater than 0s');
@@ -359,6 +410,47 @@ function stringSlice(fs: FlagSet, name: string, help: string, section = 'Authent
     },
     format: (v) => `[${v.join(',')}]`,
   });
+}
+
+const ETCD_OVERRIDES_INVALID = '--etcd-servers-overrides invalid, must be of format: group/resource#servers, where servers are URLs, semicolon separated';
+
+/** upstream's ParseEtcdServersOverrides: `group/resource#url;url`, core resources with an empty group (`/events#…`). */
+export function parseEtcdServersOverrides(values: readonly string[]): EtcdServerOverride[] | undefined {
+  const out: EtcdServerOverride[] = [];
+  for (const v of values) {
+    const tokens = v.split('#');
+    if (tokens.length !== 2) return undefined;
+    const gr = tokens[0]!.split('/');
+    if (gr.length !== 2) return undefined;
+    const servers = tokens[1]!.split(';');
+    if (servers.some((s) => s.length === 0)) return undefined;
+    out.push({ group: gr[0]!, resource: gr[1]!, servers });
+  }
+  return out;
+}
+
+/** EtcdOptions.Validate, plus a check of each URL (a bad one would otherwise only fail at the first request). */
+function validateEtcd(flags: ReturnType<typeof newServerFlagSet>['flags']): string[] {
+  const errs: string[] = [];
+  const checkUrl = (flag: string, url: string) => {
+    try {
+      parseEndpoint(url);
+    } catch (e) {
+      errs.push(`--${flag}: ${(e as Error).message}`);
+    }
+  };
+  if (flags.storageBackend.value === 'etcd3') {
+    if (flags.etcdServers.value.length === 0) errs.push('--etcd-servers must be specified');
+    for (const u of flags.etcdServers.value) checkUrl('etcd-servers', u);
+  }
+  const overrides = parseEtcdServersOverrides(flags.etcdServersOverrides.value);
+  if (!overrides) errs.push(ETCD_OVERRIDES_INVALID);
+  else for (const o of overrides) for (const u of o.servers) checkUrl('etcd-servers-overrides', u);
+  if ((flags.etcdCertfile.value === '') !== (flags.etcdKeyfile.value === '')) errs.push('--etcd-certfile and --etcd-keyfile must be specified together');
+  for (const f of [flags.etcdCompactionInterval, flags.etcdCountMetricPollPeriod, flags.etcdDbMetricPollInterval, flags.etcdHealthcheckTimeout, flags.etcdReadycheckTimeout]) {
+    if (f.value < 0) errs.push(`--${f.spec.name} can not be negative value`);
+  }
+  return errs;
 }
 
 /** RequestHeaderAuthenticationOptions.Validate (RemoteRequestHeaderUID is on, as it is by default since 1.33). */
@@ -426,7 +518,7 @@ export function usage(): string {
   const { fs } = newServerFlagSet();
   return (
     'The core API server serves cluster events (events.cluster.io/v1) with the semantics of the Kubernetes\n' +
-    'API server, storing them in an embedded SQLite database.\n\n' +
+    'API server, storing them in an embedded SQLite database or in etcd.\n\n' +
     `Usage:\n  ${COMMAND} [flags]\n` +
     fs.sectionUsages(SECTIONS)
   );

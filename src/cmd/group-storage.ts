@@ -1,20 +1,22 @@
 /**
  * Durable storage for API groups other than Events: one SQLite file per group under the data dir
  * (`<group>.db`), each shared by its group's resources through a Scheme. Kept apart from events.db so that the
- * Events write rate, TTL sweeps and compaction never delay or bloat them.
+ * Events write rate, TTL sweeps and compaction never delay or bloat them. On etcd (`open`) each group gets its
+ * storage on the cluster that --etcd-servers or an override names (etcd-storage.ts).
  */
 import { join } from 'node:path';
 import { Scheme } from '../storage/scheme.ts';
 import type { Storage } from '../storage/interface.ts';
-import { type SqliteStorage, openSqliteStorage } from '../storage/sqlite/index.ts';
+import { openSqliteStorage } from '../storage/sqlite/index.ts';
+import type { SizedStorage } from '../storage/metrics.ts';
 
 export interface GroupStorage {
   group: string;
   path: string;
   /** What the resources use (traced when tracing is on). */
   storage: Storage;
-  /** The database itself (its size for the storage metrics). */
-  backend: SqliteStorage;
+  /** The backend itself (a SQLite file's size for the storage metrics). */
+  backend: Storage & Partial<SizedStorage>;
   scheme: Scheme;
 }
 
@@ -23,11 +25,14 @@ export class GroupStorages {
   readonly #synchronous: 'NORMAL' | 'FULL';
   readonly #wrap: (s: Storage) => Storage;
   readonly #groups = new Map<string, GroupStorage>();
+  readonly #open: ((group: string, scheme: Scheme) => { backend: Storage; path: string }) | undefined;
 
-  constructor(opts: { dataDir: string; synchronous: 'NORMAL' | 'FULL'; wrap?: (s: Storage) => Storage }) {
+  /** `open`: another backend than a SQLite file per group (etcd: the group's storage on its cluster). */
+  constructor(opts: { dataDir: string; synchronous: 'NORMAL' | 'FULL'; wrap?: (s: Storage) => Storage; open?: (group: string, scheme: Scheme) => { backend: Storage; path: string } }) {
     this.#dataDir = opts.dataDir;
     this.#synchronous = opts.synchronous;
     this.#wrap = opts.wrap ?? ((s) => s);
+    this.#open = opts.open;
   }
 
   /** The group's storage, opened on first use. */
@@ -35,8 +40,12 @@ export class GroupStorages {
     let g = this.#groups.get(group);
     if (!g) {
       const scheme = new Scheme();
-      const path = join(this.#dataDir, `${group}.db`);
-      const backend = openSqliteStorage({ path, codec: scheme, synchronous: this.#synchronous });
+      const { backend, path } = this.#open
+        ? this.#open(group, scheme)
+        : (() => {
+            const path = join(this.#dataDir, `${group}.db`);
+            return { path, backend: openSqliteStorage({ path, codec: scheme, synchronous: this.#synchronous }) };
+          })();
       g = { group, path, scheme, backend, storage: this.#wrap(backend) };
       this.#groups.set(group, g);
     }
