@@ -226,7 +226,9 @@ async function anonymousH2Request(opts: Parameters<typeof h2Request>[1]): Promis
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       const refused = /rstCode 7\)/.test(err.message) || err.code === 'ERR_HTTP2_GOAWAY_SESSION' || err.code === 'ERR_HTTP2_INVALID_SESSION';
-      if (!refused || attempt >= 10) throw e;
+      // Bounded generously: 32 anonymous requests race for each new connection, and only the first answer on it is
+      // kept; on a loaded machine one request can lose that race many times in a row (Go's transport retries on).
+      if (!refused || attempt >= 100) throw e;
       retriedRefusedStreams++;
     }
   }
