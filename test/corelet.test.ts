@@ -94,6 +94,10 @@ describe('corelet', { skip }, () => {
       const v1 = cg.replace(env.v2!, env.v1.cpu);
       assert.equal(readFileSync(join(v1, 'cpu.cfs_quota_us'), 'utf8').trim(), '50000', 'the pod limit (500m) through cgroup v1');
     }
+    if (!env.v2Controllers.has('memory') && env.v1.memory) {
+      const v1 = cg.replace(env.v2!, env.v1.memory);
+      assert.equal(readFileSync(join(v1, 'memory.limit_in_bytes'), 'utf8').trim(), String(64 * 1024 * 1024));
+    }
     const container = async () => {
       const s = await get(port, '/stats/summary');
       const p = s.pods.find((x: any) => x.podRef.name === 'burn-e2e-node');
@@ -134,6 +138,22 @@ describe('corelet', { skip }, () => {
     if (env.v1.cpu) assert.ok(!existsSync(cg.replace(env.v2!, env.v1.cpu)));
   });
 
+  it('a changed manifest replaces the pod: the old processes stop, the new ones run', async () => {
+    writeFileSync(join(dir, 'edit.yaml'), pod('edit', 'while :; do sleep 1; done'));
+    const oldCg = await until('edit', () => podDir('edit'));
+    const oldPids = await until('its process', () => (existsSync(oldCg) && pidsOf(oldCg).length ? pidsOf(oldCg) : undefined));
+    writeFileSync(join(dir, 'edit.yaml'), pod('edit', 'while :; do sleep 2; done'));
+    const newCg = await until('the new pod', async () => {
+      const d = await podDir('edit');
+      return d && d !== oldCg && existsSync(d) && pidsOf(d).length ? d : undefined;
+    });
+    assert.ok(!existsSync(oldCg));
+    assert.deepEqual(oldPids.filter(alive), []);
+    assert.ok(pidsOf(newCg).every(alive));
+    rmSync(join(dir, 'edit.yaml'));
+    await until('edit to stop', () => !existsSync(newCg) || undefined);
+  });
+
   it('restarts an exiting restartPolicy Always container with back-off', async () => {
     writeFileSync(join(dir, 'crash.yaml'), pod('crash', 'exit 3'));
     const status = async () => (await get(port, '/pods')).items.find((i: any) => i.metadata.name === 'crash-e2e-node')?.status.containerStatuses[0];
@@ -149,6 +169,25 @@ describe('corelet', { skip }, () => {
     rmSync(join(dir, 'crash.yaml'));
   });
 
+  it('restartPolicy Never and OnFailure leave a container that ended as it ended', async () => {
+    writeFileSync(join(dir, 'never.yaml'), pod('never', 'exit 4', '  restartPolicy: Never\n'));
+    writeFileSync(join(dir, 'onfail.yaml'), pod('onfail', 'exit 0', '  restartPolicy: OnFailure\n'));
+    const done = await until('both to end', async () => {
+      const items = (await get(port, '/pods')).items;
+      const n = items.find((i: any) => i.metadata.name === 'never-e2e-node')?.status;
+      const o = items.find((i: any) => i.metadata.name === 'onfail-e2e-node')?.status;
+      return n?.containerStatuses[0].state.terminated && o?.containerStatuses[0].state.terminated ? { n, o } : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(done.n.phase, 'Failed');
+    assert.equal(done.n.containerStatuses[0].state.terminated.exitCode, 4);
+    assert.equal(done.o.phase, 'Succeeded');
+    const again = (await get(port, '/pods')).items.filter((i: any) => ['never-e2e-node', 'onfail-e2e-node'].includes(i.metadata.name));
+    assert.deepEqual(again.map((i: any) => i.status.containerStatuses[0].restartCount), [0, 0]);
+    rmSync(join(dir, 'never.yaml'));
+    rmSync(join(dir, 'onfail.yaml'));
+  });
+
   it('SIGTERM stops every process it started and removes the cgroups', async () => {
     writeFileSync(join(dir, 'burn2.yaml'), pod('burn2', 'sh -c "while :; do :; done" & while :; do :; done'));
     const cg = await until('burn2', () => podDir('burn2'));
@@ -160,6 +199,41 @@ describe('corelet', { skip }, () => {
     // The --cgroup-root it created goes too.
     assert.ok(!existsSync(join(env.v2!, cgroupRoot)));
     for (const root of Object.values(env.v1)) assert.ok(!existsSync(join(root, cgroupRoot)));
+  });
+});
+
+describe('corelet after a kill', { skip }, () => {
+  it('a restarted agent kills and removes the pods a killed one left behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'corelet-orphan-'));
+    const cgroupRoot = `corelet-orphan-${process.pid}`;
+    const start = async () => {
+      let err = '';
+      const a = spawn(process.execPath, ['--import', 'tsx', 'src/cmd/corelet.ts', `--pod-manifest-path=${dir}`, '--port=0', '--hostname-override=orphan-node', `--cgroup-root=${cgroupRoot}`, '--v=2'], { cwd: ROOT });
+      a.stderr!.on('data', (d) => (err += d));
+      await until('the corelet to serve', () => /serving on/.test(err) || undefined, 30_000);
+      return { a, log: () => err };
+    };
+    try {
+      writeFileSync(join(dir, 'burn.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: burn}\nspec: {containers: [{name: c, command: [sh, -c, "while :; do sleep 1; done"]}]}\n');
+      const first = await start();
+      const kubepods = join(env.v2!, cgroupRoot, 'kubepods');
+      const pids = await until('the pod process', () => (existsSync(kubepods) && pidsOf(kubepods).length ? pidsOf(kubepods) : undefined));
+      first.a.kill('SIGKILL');
+      await new Promise((r) => first.a.once('exit', r));
+      assert.ok(pids.every(alive), 'SIGKILL leaves the pod running, as a killed kubelet does');
+      rmSync(join(dir, 'burn.yaml'));
+      const second = await start();
+      assert.match(second.log(), /removing orphaned pod cgroup .*kubepods\/besteffort\/pod/);
+      await until('the orphans to end', () => pids.every((p) => !alive(p)) || undefined);
+      assert.ok(!existsSync(join(kubepods, 'besteffort')) || pidsOf(kubepods).length === 0);
+      second.a.kill('SIGTERM');
+      assert.equal(await new Promise((r) => second.a.once('exit', r)), 0);
+      assert.ok(!existsSync(kubepods));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      // The cgroup root existed when the second agent started (the first made it), so it was left as found.
+      for (const root of [env.v2!, ...Object.values(env.v1)]) spawnSync('rmdir', [join(root, cgroupRoot)]);
+    }
   });
 });
 

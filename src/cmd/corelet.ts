@@ -88,6 +88,9 @@ export async function run(argv: string[]): Promise<number> {
     if (level <= opts.verbosity) process.stderr.write(`${new Date().toISOString()} corelet: ${msg}\n`);
   };
   const cgroups = discoverCgroups();
+  if (featureGates.enabled('PodAndContainerStatsFromCRI')) {
+    log(0, 'PodAndContainerStatsFromCRI is on, but the corelet runs processes without a CRI runtime: pod and container statistics come from their cgroups');
+  }
   // The serving certificate: the given files, else a self-signed one for the node's name and the listen address
   // (as kubelet makes when it has neither files nor certificate rotation).
   let tls: { certPem: string; keyPem: string };

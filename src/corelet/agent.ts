@@ -54,6 +54,7 @@ export class Agent {
       this.#rescan = setInterval(() => this.#scheduleSync(), this.opts.fileCheckMs ?? 20_000);
       await this.sync();
     }
+    await this.#removeOrphanedPodCgroups();
     this.#server = createServer({ cert: this.opts.tls.certPem, key: this.opts.tls.keyPem }, (req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       const send = (code: number, body: string, type = 'application/json') => {
@@ -139,6 +140,35 @@ export class Agent {
     }
   }
 
+  /**
+   * Pod cgroups under kubepods that no running pod owns were left by an agent that was killed (SIGKILL, a crash):
+   * their processes are killed and the cgroups removed, as kubelet's cleanupOrphanedPodCgroups does.
+   */
+  async #removeOrphanedPodCgroups(): Promise<void> {
+    const kubepods = join(this.opts.cgroupRoot, 'kubepods');
+    const owned = new Set([...this.pods.values()].map((r) => r.cgroup.name));
+    const first = new Cgroup(this.env, kubepods).dirs()[0];
+    if (!first || !existsSync(first)) return;
+    const found: string[] = [];
+    for (const sub of ['', 'burstable', 'besteffort']) {
+      try {
+        for (const e of readdirSync(join(first, sub), { withFileTypes: true })) if (e.isDirectory() && e.name.startsWith('pod')) found.push(join(kubepods, sub, e.name));
+      } catch {
+        // No such QoS level.
+      }
+    }
+    for (const name of found) {
+      if (owned.has(name)) continue;
+      const cg = new Cgroup(this.env, name);
+      this.opts.log(0, `removing orphaned pod cgroup ${name} (${cg.pids().length} processes)`);
+      for (let i = 0; i < 50 && !cg.remove(); i++) {
+        for (const d of readdirSync(cg.dirs()[0]!, { withFileTypes: true })) if (d.isDirectory()) new Cgroup(this.env, join(name, d.name)).killAll();
+        cg.killAll();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  }
+
   /** kubelet's stats/v1alpha1 Summary. */
   summary(): Record<string, unknown> {
     const time = new Date().toISOString();
@@ -210,6 +240,17 @@ export class Agent {
     const runners = [...this.pods.values()];
     this.pods.clear();
     await Promise.all(runners.map((r) => r.stop()));
+    // The QoS level cgroups and kubepods itself, when no pod is left in them (an orphan cleanup may leave them).
+    const kubepods = join(this.opts.cgroupRoot, 'kubepods');
+    for (const rel of [join(kubepods, 'burstable'), join(kubepods, 'besteffort'), kubepods]) {
+      for (const d of new Cgroup(this.env, rel).dirs()) {
+        try {
+          rmdirSync(d);
+        } catch {
+          // Not there, or still in use.
+        }
+      }
+    }
     for (const d of [...this.#createdRoots].reverse()) {
       try {
         rmdirSync(d);
