@@ -321,7 +321,7 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
  * One `--feature-gates` value merged into the gates given so far (repeated use accumulates), with the checks and
  * messages of component-base featureGate.Set: `A=true,B=false`, blanks around names and values trimmed.
  */
-function parseFeatureGates(text: string, current: Record<string, boolean>): Record<string, boolean> {
+export function parseFeatureGates(text: string, current: Record<string, boolean>): Record<string, boolean> {
   const out = { ...current };
   for (const pair of text.split(',')) {
     if (pair === '') continue;

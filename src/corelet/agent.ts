@@ -1,0 +1,266 @@
+/**
+ * The corelet: follows the static pod manifests in a folder (kubelet's file source: a change notification from
+ * the filesystem, and a full rescan every 20 s for what notifications miss), runs their pods, and serves
+ * `/stats/summary`, `/pods` and `/healthz` over HTTPS.
+ */
+import { existsSync, rmdirSync, watch, readdirSync, readFileSync, statSync, type FSWatcher } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Cgroup, discoverCgroups, type CgroupEnv } from './cgroups.ts';
+import { ManifestError, parseManifest, type StaticPod } from './manifest.ts';
+import { PodRunner, type Logger } from './runtime.ts';
+import { CpuRates, cgroupCpu, cgroupIO, cgroupMemory, nodeCpu, nodeIO, nodeMemory, nodeRlimit } from './stats.ts';
+
+export interface AgentOptions {
+  nodeName: string;
+  manifestPath: string;
+  cgroupRoot: string;
+  address: string;
+  port: number;
+  tls: { certPem: string; keyPem: string };
+  log: Logger;
+  /** Found at start unless given (tests). */
+  cgroups?: CgroupEnv;
+  /** kubelet's --file-check-frequency. */
+  fileCheckMs?: number;
+}
+
+export class Agent {
+  readonly env: CgroupEnv;
+  readonly pods = new Map<string, PodRunner>();
+  /** Last manifest error per file, so a broken file is reported once, not every rescan. */
+  readonly #badFiles = new Map<string, string>();
+  readonly #rates = new CpuRates();
+  readonly startTime = new Date().toISOString();
+  #watcher?: FSWatcher;
+  #rescan?: NodeJS.Timeout;
+  #debounce?: NodeJS.Timeout;
+  #server?: Server;
+  #syncing = Promise.resolve();
+  #createdRoots: string[] = [];
+
+  constructor(readonly opts: AgentOptions) {
+    this.env = opts.cgroups ?? discoverCgroups();
+  }
+
+  async start(): Promise<void> {
+    for (const m of this.env.missing) this.opts.log(0, `cgroups: ${m}`);
+    // A --cgroup-root the agent creates is its own to remove at stop; one that existed is left as found.
+    if (this.opts.cgroupRoot) this.#createdRoots = new Cgroup(this.env, this.opts.cgroupRoot).dirs().filter((d) => !existsSync(d));
+    if (this.opts.manifestPath) {
+      this.#watcher = watch(this.opts.manifestPath, () => this.#scheduleSync());
+      this.#watcher.on('error', (e) => this.opts.log(0, `watching ${this.opts.manifestPath}: ${e.message}`));
+      this.#rescan = setInterval(() => this.#scheduleSync(), this.opts.fileCheckMs ?? 20_000);
+      await this.sync();
+    }
+    await this.#removeOrphanedPodCgroups();
+    this.#server = createServer({ cert: this.opts.tls.certPem, key: this.opts.tls.keyPem }, (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      const send = (code: number, body: string, type = 'application/json') => {
+        res.writeHead(code, { 'Content-Type': type });
+        res.end(body);
+      };
+      if (req.method !== 'GET') return send(405, '405 method not allowed\n', 'text/plain');
+      if (path === '/healthz') return send(200, 'ok', 'text/plain; charset=utf-8');
+      if (path === '/stats/summary' || path === '/stats/summary/') return send(200, JSON.stringify(this.summary()));
+      if (path === '/pods' || path === '/pods/') return send(200, JSON.stringify(this.podList()));
+      send(404, '404 page not found\n', 'text/plain; charset=utf-8');
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.#server!.once('error', reject);
+      this.#server!.listen(this.opts.port, this.opts.address, () => resolve());
+    });
+  }
+
+  get port(): number {
+    return (this.#server?.address() as AddressInfo).port;
+  }
+
+  #scheduleSync(): void {
+    // Editors write a file in several steps: act once they are done.
+    if (this.#debounce) clearTimeout(this.#debounce);
+    this.#debounce = setTimeout(() => {
+      this.#debounce = undefined;
+      void this.sync();
+    }, 100);
+  }
+
+  /** Brings the running pods in line with the folder: new and changed manifests start, removed ones stop. */
+  sync(): Promise<void> {
+    this.#syncing = this.#syncing.then(() => this.#sync()).catch((e) => this.opts.log(0, `sync: ${(e as Error).message}`));
+    return this.#syncing;
+  }
+
+  async #sync(): Promise<void> {
+    const wanted = new Map<string, StaticPod>();
+    let names: string[];
+    try {
+      names = readdirSync(this.opts.manifestPath);
+    } catch (e) {
+      this.opts.log(0, `reading ${this.opts.manifestPath}: ${(e as Error).message}`);
+      return;
+    }
+    for (const name of names.sort()) {
+      // kubelet's file source skips hidden files (editors' swap files, atomic-write temporaries).
+      if (name.startsWith('.')) continue;
+      const file = join(this.opts.manifestPath, name);
+      try {
+        if (!statSync(file).isFile()) continue;
+        const pod = parseManifest(readFileSync(file, 'utf8'), file, this.opts.nodeName);
+        const clash = [...wanted.values()].find((p) => p.name === pod.name && p.namespace === pod.namespace);
+        if (clash) throw new ManifestError(`pod ${pod.namespace}/${pod.name} is already defined by ${clash.source}`);
+        wanted.set(pod.uid, pod);
+        this.#badFiles.delete(file);
+      } catch (e) {
+        const msg = (e as Error).message;
+        if (this.#badFiles.get(file) !== msg) this.opts.log(0, `static pod manifest ${file} skipped: ${msg}`);
+        this.#badFiles.set(file, msg);
+      }
+    }
+    const stops: Promise<void>[] = [];
+    for (const [uid, runner] of this.pods) {
+      if (wanted.has(uid)) continue;
+      this.pods.delete(uid);
+      this.opts.log(1, `pod ${runner.ref} (${uid}): manifest removed or changed, stopping`);
+      stops.push(runner.stop());
+    }
+    // A changed manifest is a new pod (new UID): the old one stops before the new one starts, as kubelet does.
+    await Promise.all(stops);
+    for (const [uid, pod] of wanted) {
+      if (this.pods.has(uid)) continue;
+      const runner = new PodRunner(pod, this.env, this.opts.cgroupRoot, this.opts.log);
+      this.pods.set(uid, runner);
+      this.opts.log(1, `pod ${runner.ref} (${uid}): starting from ${pod.source}`);
+      try {
+        runner.start();
+      } catch (e) {
+        this.opts.log(0, `pod ${runner.ref}: cannot start: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /**
+   * Pod cgroups under kubepods that no running pod owns were left by an agent that was killed (SIGKILL, a crash):
+   * their processes are killed and the cgroups removed, as kubelet's cleanupOrphanedPodCgroups does.
+   */
+  async #removeOrphanedPodCgroups(): Promise<void> {
+    const kubepods = join(this.opts.cgroupRoot, 'kubepods');
+    const owned = new Set([...this.pods.values()].map((r) => r.cgroup.name));
+    const first = new Cgroup(this.env, kubepods).dirs()[0];
+    if (!first || !existsSync(first)) return;
+    const found: string[] = [];
+    for (const sub of ['', 'burstable', 'besteffort']) {
+      try {
+        for (const e of readdirSync(join(first, sub), { withFileTypes: true })) if (e.isDirectory() && e.name.startsWith('pod')) found.push(join(kubepods, sub, e.name));
+      } catch {
+        // No such QoS level.
+      }
+    }
+    for (const name of found) {
+      if (owned.has(name)) continue;
+      const cg = new Cgroup(this.env, name);
+      this.opts.log(0, `removing orphaned pod cgroup ${name} (${cg.pids().length} processes)`);
+      for (let i = 0; i < 50 && !cg.remove(); i++) {
+        for (const d of readdirSync(cg.dirs()[0]!, { withFileTypes: true })) if (d.isDirectory()) new Cgroup(this.env, join(name, d.name)).killAll();
+        cg.killAll();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  }
+
+  /** kubelet's stats/v1alpha1 Summary. */
+  summary(): Record<string, unknown> {
+    const time = new Date().toISOString();
+    const node: Record<string, unknown> = { nodeName: this.opts.nodeName, startTime: this.startTime };
+    const cpu = nodeCpu(this.#rates, time, this.env.v2);
+    if (cpu) node.cpu = cpu;
+    const mem = nodeMemory(time);
+    if (mem) node.memory = mem;
+    const io = nodeIO(time);
+    if (io) node.io = io;
+    node.rlimit = nodeRlimit(time);
+    const pods = [...this.pods.values()].map((r) => {
+      const containers = r.containers
+        .filter((c) => c.state.kind === 'running' && c.cgroup)
+        .map((c) => {
+          const s: Record<string, unknown> = { name: c.spec.name, startTime: c.state.kind === 'running' ? c.state.startedAt : time };
+          const ccpu = cgroupCpu(c.cgroup!, this.#rates, time);
+          if (ccpu) s.cpu = ccpu;
+          const cmem = cgroupMemory(c.cgroup!, time, c.spec.limits.memory);
+          if (cmem) s.memory = cmem;
+          const cio = cgroupIO(c.cgroup!, time);
+          if (cio) s.io = cio;
+          return s;
+        });
+      const p: Record<string, unknown> = { podRef: { name: r.pod.name, namespace: r.pod.namespace, uid: r.pod.uid }, startTime: r.startTime, containers };
+      const pcpu = cgroupCpu(r.cgroup, this.#rates, time);
+      if (pcpu) p.cpu = pcpu;
+      const limits = r.pod.containers.every((c) => c.limits.memory !== undefined) ? r.pod.containers.reduce((a, c) => a + c.limits.memory!, 0) : undefined;
+      const pmem = cgroupMemory(r.cgroup, time, limits);
+      if (pmem) p.memory = pmem;
+      const pio = cgroupIO(r.cgroup, time);
+      if (pio) p.io = pio;
+      p.process_stats = { process_count: r.cgroup.pids().length };
+      return p;
+    });
+    return { node, pods };
+  }
+
+  /** A core/v1 PodList of the static pods as they run here (kubelet's `/pods`). */
+  podList(): Record<string, unknown> {
+    return {
+      kind: 'PodList',
+      apiVersion: 'v1',
+      metadata: {},
+      items: [...this.pods.values()].map((r) => ({
+        metadata: {
+          name: r.pod.name,
+          namespace: r.pod.namespace,
+          uid: r.pod.uid,
+          annotations: { 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.hash': r.pod.uid.replaceAll('-', '') },
+        },
+        spec: {
+          nodeName: this.opts.nodeName,
+          restartPolicy: r.pod.restartPolicy,
+          terminationGracePeriodSeconds: r.pod.terminationGracePeriodSeconds,
+          containers: r.pod.containers.map((c) => ({ name: c.name, command: c.command, ...(c.args.length ? { args: c.args } : {}) })),
+        },
+        status: r.status(),
+      })),
+    };
+  }
+
+  /** Stops watching, stops every pod (grace period, then SIGKILL) and removes their cgroups; closes the server. */
+  async stop(): Promise<void> {
+    this.#watcher?.close();
+    if (this.#rescan) clearInterval(this.#rescan);
+    if (this.#debounce) clearTimeout(this.#debounce);
+    await this.#syncing;
+    const runners = [...this.pods.values()];
+    this.pods.clear();
+    await Promise.all(runners.map((r) => r.stop()));
+    // The QoS level cgroups and kubepods itself, when no pod is left in them (an orphan cleanup may leave them).
+    const kubepods = join(this.opts.cgroupRoot, 'kubepods');
+    for (const rel of [join(kubepods, 'burstable'), join(kubepods, 'besteffort'), kubepods]) {
+      for (const d of new Cgroup(this.env, rel).dirs()) {
+        try {
+          rmdirSync(d);
+        } catch {
+          // Not there, or still in use.
+        }
+      }
+    }
+    for (const d of [...this.#createdRoots].reverse()) {
+      try {
+        rmdirSync(d);
+      } catch {
+        // Something else put a cgroup there meanwhile: leave it.
+      }
+    }
+    // close() waits for open connections; keep-alive ones would hold the stop for minutes.
+    const closed = new Promise<void>((resolve) => (this.#server?.listening ? this.#server.close(() => resolve()) : resolve()));
+    this.#server?.closeAllConnections();
+    await closed;
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * Runs static pods as processes: each container is a child process in its own cgroup under the pod's
+ * (`.../pod<uid>/<container-id>`), restarted by the pod's restartPolicy with kubelet's crash-loop back-off, and
+ * stopped with SIGTERM then SIGKILL after the grace period. Nothing it starts outlives it: a stopped container's
+ * cgroup is emptied (cgroup.kill where v2 has it) and removed, so children the process forked go too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:os';
+import { Cgroup, podCgroupName, removeEmptyParents, signal, type CgroupEnv } from './cgroups.ts';
+import type { ContainerSpec, StaticPod } from './manifest.ts';
+
+/** kubelet's container restart back-off: 10s doubling to 5m, forgotten once a container ran 10 minutes. */
+export const BACKOFF_INITIAL_MS = 10_000;
+export const BACKOFF_MAX_MS = 300_000;
+export const BACKOFF_RESET_MS = 600_000;
+
+/**
+ * The delay before the next restart and the back-off to keep, given the current back-off and how long the
+ * container ran. The first restart is immediate; every later one waits the back-off, which doubles each time.
+ */
+export function nextBackoff(current: number, ranMs: number): { delay: number; next: number } {
+  const base = ranMs >= BACKOFF_RESET_MS ? 0 : current;
+  return { delay: base, next: base === 0 ? BACKOFF_INITIAL_MS : Math.min(base * 2, BACKOFF_MAX_MS) };
+}
+
+export type Logger = (level: number, msg: string) => void;
+
+/**
+ * Puts the shell in the container's cgroups before it becomes the container's command, so the process (and all it
+ * forks) is accounted and limited from its first instruction. The cgroup.procs paths come in an environment
+ * variable, the command as "$@": no quoting of user text.
+ */
+const WRAPPER = 'for f in $CORELET_CGROUP_PROCS; do echo $$ > "$f" || exit 126; done; unset CORELET_CGROUP_PROCS; exec "$@"';
+
+type State =
+  | { kind: 'waiting'; reason: string; message?: string }
+  | { kind: 'running'; startedAt: string }
+  | { kind: 'terminated'; exitCode: number; signal?: string; reason: string; startedAt: string; finishedAt: string };
+
+class Container {
+  state: State = { kind: 'waiting', reason: 'ContainerCreating' };
+  lastState?: State;
+  restartCount = 0;
+  id = '';
+  cgroup?: Cgroup;
+  child?: ChildProcess;
+  startedAtMs = 0;
+  backoff = 0;
+  timer?: NodeJS.Timeout;
+  exited?: Promise<void>;
+  constructor(readonly spec: ContainerSpec) {}
+}
+
+export class PodRunner {
+  readonly cgroup: Cgroup;
+  readonly containers: Container[];
+  readonly startTime = new Date().toISOString();
+  #stopping = false;
+
+  constructor(
+    readonly pod: StaticPod,
+    readonly env: CgroupEnv,
+    readonly cgroupRoot: string,
+    readonly log: Logger,
+  ) {
+    this.cgroup = new Cgroup(env, podCgroupName(cgroupRoot, pod.qos, pod.uid));
+    this.containers = pod.containers.map((c) => new Container(c));
+  }
+
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  start(): void {
+    this.cgroup.create();
+    // The pod cgroup's limit is the sum of its containers' when every container has one (kubelet's pod-level limits).
+    const sum = (r: 'cpu' | 'memory') => (this.pod.containers.every((c) => c.limits[r] !== undefined) ? this.pod.containers.reduce((a, c) => a + c.limits[r]!, 0) : undefined);
+    const cpu = sum('cpu');
+    const memory = sum('memory');
+    const missed = this.cgroup.applyLimits({ ...(cpu !== undefined ? { cpu } : {}), ...(memory !== undefined ? { memory } : {}) });
+    if (missed.length) this.log(0, `pod ${this.ref}: not applied (no controller on this machine): ${missed.join(', ')}`);
+    for (const c of this.containers) this.#run(c);
+  }
+
+  get ref(): string {
+    return `${this.pod.namespace}/${this.pod.name}`;
+  }
+
+  #run(c: Container): void {
+    if (this.#stopping) return;
+    // A new container per start, as a runtime creates one per restart: a fresh id and cgroup.
+    c.id = randomBytes(32).toString('hex');
+    c.cgroup = new Cgroup(this.env, `${this.cgroup.name}/${c.id}`);
+    try {
+      c.cgroup.create();
+      const missed = c.cgroup.applyLimits(c.spec.limits);
+      if (missed.length) this.log(0, `pod ${this.ref} container ${c.spec.name}: not applied (no controller on this machine): ${missed.join(', ')}`);
+    } catch (e) {
+      c.cgroup.remove();
+      this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: cannot create cgroup: ${(e as Error).message}`);
+      this.#exited(c, { exitCode: 128, reason: 'StartError' });
+      return;
+    }
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOSTNAME: this.pod.name };
+    for (const e of c.spec.env) env[e.name] = e.value;
+    env.CORELET_CGROUP_PROCS = c.cgroup.procsFiles().join(' ');
+    const startedAt = new Date();
+    c.startedAtMs = startedAt.getTime();
+    let child: ChildProcess;
+    try {
+      child = spawn('/bin/sh', ['-c', WRAPPER, 'sh', ...c.spec.command, ...c.spec.args], {
+        cwd: c.spec.workingDir ?? '/',
+        env,
+        // Its own process group: a Ctrl-C to the agent's terminal reaches the agent, which stops containers itself.
+        detached: true,
+        stdio: 'ignore',
+      });
+    } catch (e) {
+      this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: ${(e as Error).message}`);
+      this.#exited(c, { exitCode: 128, reason: 'StartError' });
+      return;
+    }
+    c.child = child;
+    c.state = { kind: 'running', startedAt: startedAt.toISOString() };
+    this.log(2, `pod ${this.ref} container ${c.spec.name}: Started (pid ${child.pid})`);
+    c.exited = new Promise((resolve) => {
+      child.once('error', (err) => {
+        this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: ${err.message}`);
+      });
+      child.once('exit', (code, sig) => {
+        c.child = undefined;
+        // Whatever the command forked dies with it, as in a container whose init process exits.
+        c.cgroup?.killAll();
+        void this.#cleanupCgroup(c.cgroup).then(() => {
+          this.#exited(c, { exitCode: code ?? 128 + signalNumber(sig), ...(sig ? { signal: sig } : {}), reason: code === 0 ? 'Completed' : 'Error' });
+          resolve();
+        });
+      });
+    });
+  }
+
+  /** Removes an emptied container cgroup, waiting briefly for killed processes to leave it. */
+  async #cleanupCgroup(cg: Cgroup | undefined): Promise<void> {
+    if (!cg) return;
+    for (let i = 0; i < 50; i++) {
+      if (cg.remove()) return;
+      await new Promise((r) => setTimeout(r, 20));
+      cg.killAll();
+    }
+    this.log(0, `cgroup ${cg.name} could not be removed: processes remain in it`);
+  }
+
+  #exited(c: Container, t: { exitCode: number; signal?: string; reason: string }): void {
+    const startedAt = c.state.kind === 'running' ? c.state.startedAt : new Date(c.startedAtMs || Date.now()).toISOString();
+    const term: State = { kind: 'terminated', ...t, startedAt, finishedAt: new Date().toISOString() };
+    c.lastState = term;
+    c.state = term;
+    if (this.#stopping) return;
+    const policy = this.pod.restartPolicy;
+    if (policy === 'Never' || (policy === 'OnFailure' && t.exitCode === 0)) return;
+    const { delay, next } = nextBackoff(c.backoff, Date.now() - c.startedAtMs);
+    c.backoff = next;
+    if (delay > 0) {
+      const msg = `back-off ${formatDelay(delay)} restarting failed container=${c.spec.name} pod=${this.pod.name}_${this.pod.namespace}(${this.pod.uid})`;
+      c.state = { kind: 'waiting', reason: 'CrashLoopBackOff', message: msg };
+      this.log(1, `pod ${this.ref}: BackOff: Back-off restarting failed container ${c.spec.name}`);
+    }
+    c.timer = setTimeout(() => {
+      c.timer = undefined;
+      c.restartCount++;
+      this.#run(c);
+    }, delay);
+  }
+
+  /** Stops every container (SIGTERM, SIGKILL after the grace period) and removes the pod's cgroups. */
+  async stop(graceMs = this.pod.terminationGracePeriodSeconds * 1000): Promise<void> {
+    this.#stopping = true;
+    for (const c of this.containers) {
+      if (c.timer) clearTimeout(c.timer);
+      c.timer = undefined;
+    }
+    await Promise.all(
+      this.containers.map(async (c) => {
+        if (!c.child || !c.exited) return;
+        this.log(2, `pod ${this.ref} container ${c.spec.name}: Killing: Stopping container ${c.spec.name}`);
+        const pids = c.cgroup?.pids() ?? [];
+        for (const pid of pids.length ? pids : [c.child.pid!]) signal(pid, 'SIGTERM');
+        const kill = setTimeout(() => {
+          c.cgroup?.killAll();
+          if (c.child?.pid) signal(-c.child.pid, 'SIGKILL');
+        }, graceMs);
+        await c.exited;
+        clearTimeout(kill);
+      }),
+    );
+    await this.#cleanupCgroup(this.cgroup);
+    removeEmptyParents(this.env, this.cgroup.name, this.cgroupRoot);
+  }
+
+  /** core/v1 PodStatus of the pod as it runs here (for `/pods`). */
+  status(): Record<string, unknown> {
+    const containerStatuses = this.containers.map((c) => ({
+      name: c.spec.name,
+      state: stateJSON(c.state),
+      ...(c.lastState && c.lastState !== c.state ? { lastState: stateJSON(c.lastState) } : {}),
+      ready: c.state.kind === 'running',
+      restartCount: c.restartCount,
+      image: '',
+      imageID: '',
+      ...(c.id ? { containerID: `corelet://${c.id}` } : {}),
+      started: c.state.kind === 'running',
+    }));
+    const states = this.containers.map((c) => c.state);
+    let phase = 'Pending';
+    if (states.some((s) => s.kind === 'running')) phase = 'Running';
+    else if (states.every((s) => s.kind === 'terminated')) {
+      phase = states.every((s) => s.kind === 'terminated' && s.exitCode === 0) ? 'Succeeded' : 'Failed';
+      if (this.pod.restartPolicy === 'Always' || (this.pod.restartPolicy === 'OnFailure' && phase === 'Failed')) phase = 'Running';
+    } else if (this.containers.some((c) => c.restartCount > 0)) phase = 'Running';
+    return { phase, qosClass: this.pod.qos, startTime: this.startTime, containerStatuses };
+  }
+}
+
+function stateJSON(s: State): Record<string, unknown> {
+  if (s.kind === 'waiting') return { waiting: { reason: s.reason, ...(s.message ? { message: s.message } : {}) } };
+  if (s.kind === 'running') return { running: { startedAt: s.startedAt } };
+  return { terminated: { exitCode: s.exitCode, ...(s.signal ? { signal: signalNumber(s.signal) } : {}), reason: s.reason, startedAt: s.startedAt, finishedAt: s.finishedAt } };
+}
+
+function signalNumber(sig: NodeJS.Signals | string | null): number {
+  return sig ? ((constants.signals as Record<string, number>)[sig] ?? 0) : 0;
+}
+
+/** Go's time.Duration String for whole seconds, as kubelet's back-off message prints it (`10s`, `2m40s`, `5m0s`). */
+function formatDelay(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s >= 60 ? `${Math.floor(s / 60)}m${s % 60}s` : `${s}s`;
+}
