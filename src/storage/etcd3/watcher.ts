@@ -154,7 +154,7 @@ export class WatchHub {
       this.#stream = undefined;
       this.#progressInFlight = false;
       this.#candidate = undefined;
-      if (err) this.#client.noteStreamFailure(err);
+      if (err) this.#client.noteStreamFailure(err, stream);
       // Every watcher on the stream ends; the watch cache lists again and starts a new one (a new stream).
       this.#failAll(new StorageError('Internal', '', `etcd watch stream ended: ${err ? err.message : 'closed by the server'}`));
     };
