@@ -272,6 +272,22 @@ if (!etcdAvailable()) {
       await s.close();
     });
 
+    it('watch streams failing one after another on a dead member do not rotate calls back onto it', async () => {
+      const c = new EtcdClient({ endpoints: ['http://127.0.0.1:1', etcd.endpoint, 'http://127.0.0.1:2'] });
+      // Two resources' streams, opened while the dead member was still the current endpoint.
+      const streams = [c.openWatchStream(), c.openWatchStream()];
+      for (const st of streams) st.on('error', () => {});
+      await c.call('range', { key: Buffer.from('/x') }, 5000);
+      assert.equal(c.currentEndpoint.url, etcd.endpoint);
+      const unavailable = Object.assign(new Error('14 UNAVAILABLE: No connection established'), { code: 14, details: 'No connection established' });
+      for (const st of streams) c.noteStreamFailure(unavailable, st);
+      assert.equal(c.currentEndpoint.url, etcd.endpoint, 'a failure of the dead member\'s streams moved calls off the live one');
+      // A write (not retried on another member) goes to the live member.
+      await c.call('put', { key: Buffer.from('/multi-stream/k'), value: Buffer.from('v') }, 5000);
+      for (const st of streams) st.cancel();
+      c.close();
+    });
+
     it('bad endpoints are refused with the URL named', () => {
       assert.throws(() => parseEndpoint('127.0.0.1:2379'), /"127.0.0.1:2379"/);
       assert.throws(() => parseEndpoint('ftp://x:1'), /scheme must be http or https/);
