@@ -53,7 +53,7 @@ export interface EtcdStorageOptions extends EtcdClientOptions {
   client?: EtcdClient;
   /**
    * Whether etcd's watch progress answers are ordered after queued events (etcd 3.4.31+ / 3.5.13+; see
-   * progressAnswersEarly in src/cmd/etcd-storage.ts). Default true. When false, consistent reads go to etcd (a quorum
+   * progressAnswersEarly in src/cmd/etcd-storage.ts). Default false: unknown is taken as the worst, as upstream. When false, consistent reads go to etcd (a quorum
    * read) instead of the watch cache, as upstream does on such versions, and progress answers still used to bring
    * a cache up to a given revision need confirmation (./watcher.ts).
    */
@@ -123,7 +123,7 @@ export class EtcdStorage implements Storage {
       ...(opts.leaseReuseDurationSeconds !== undefined ? { reuseDurationSeconds: opts.leaseReuseDurationSeconds } : {}),
       ...(opts.onLeaseRetired ? { onLeaseRetired: opts.onLeaseRetired } : {}),
     });
-    this.consistentReadsFromCache = opts.progressAnswersOrdered ?? true;
+    this.consistentReadsFromCache = opts.progressAnswersOrdered ?? false;
     this.#hub = new WatchHub(this.client, this.#keys, this.#values, this.consistentReadsFromCache, opts.onEventsReceived);
   }
 
