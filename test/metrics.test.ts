@@ -102,6 +102,8 @@ describe('/metrics', () => {
     assert.equal(await w.status, 200);
     assert.equal((await s.request('POST', base, sampleEvent('sw1', 'sw'))).status, 201);
     assert.equal((await s.request('GET', base)).status, 200);
+    // resourceVersion=0 is the cache's on every backend (a consistent list goes to etcd before 3.4.31, see below).
+    assert.equal((await s.request('GET', `${base}?resourceVersion=0`)).status, 200);
     assert.equal((await s.request('GET', '/api/v1/namespaces/sw/events?limit=1')).status, 200);
     for (let i = 0; i < 50 && !w.frames.some((f) => f.type === 'ADDED'); i++) await new Promise((r) => setTimeout(r, 20));
     w.stop();
@@ -119,7 +121,13 @@ describe('/metrics', () => {
     positive('apiserver_watch_cache_events_dispatched_total', gr);
     positive('apiserver_watch_cache_initializations_total', gr);
     positive('apiserver_watch_cache_resource_version', gr);
-    positive('apiserver_watch_cache_consistent_read_total', 'fallback="false",group="events\.cluster\.io",resource="events",success="true"');
+    // On etcd before 3.4.31 / 3.5.13 consistent lists are read from etcd, as upstream, and not counted as reads from
+    // the cache; the server says so at start.
+    if (/consistent reads \(lists without resourceVersion\) are served from etcd/.test(s.stderr)) {
+      assert.doesNotMatch(text, /^apiserver_watch_cache_consistent_read_total\{[^}]*resource="events"[^}]*\} [1-9]/m);
+    } else {
+      positive('apiserver_watch_cache_consistent_read_total', 'fallback="false",group="events\.cluster\.io",resource="events",success="true"');
+    }
     positive('apiserver_resource_size_estimate_bytes', gr);
     positive('watch_cache_capacity', gr);
     // The bookmark ending the initial events and the ADDED: frames written to the watch client.

@@ -33,6 +33,8 @@ interface Cluster {
   /** Health check names: `etcd` for the main cluster, `etcd-override-<i>` for the others. */
   check: string;
   readyCheck: string;
+  /** Every member answered with a version whose progress answers are ordered (checkReachable; unknown: false). */
+  progressOrdered: boolean;
 }
 
 /** Versions with etcd#15220 or etcd#17507 (upstream's feature_support_checker: below 3.4.31, or 3.5.0–3.5.12). */
@@ -79,8 +81,10 @@ export class EtcdClusters {
           if (ok.length > 0) {
             log.info('Connected to etcd', { servers: c.servers.join(','), versions: ok.map((a) => a.version).join(',') });
             const old = ok.map((a) => a.version).filter(progressAnswersEarly);
+            // As upstream's feature support checker: one affected member (or one that did not answer) is enough.
+            c.progressOrdered = old.length === 0 && ok.length === answers.length;
             if (old.length) {
-              log.warning('etcd before 3.4.31 / 3.5.13 may answer watch progress requests ahead of pending events (etcd issues 15220, 17507); consistent reads from the watch cache use an answer only once a later one confirmed it. Upgrade etcd to remove the extra round trip and the residual risk.', { versions: old.join(',') });
+              log.warning('etcd before 3.4.31 / 3.5.13 may answer watch progress requests ahead of pending events (etcd issues 15220, 17507); consistent reads (lists without resourceVersion) are served from etcd, not the watch cache, as upstream does. Upgrade etcd to serve them from the cache.', { versions: old.join(',') });
             }
             return;
           }
@@ -102,6 +106,7 @@ export class EtcdClusters {
       codec,
       prefix: this.#opts.prefix,
       leaseReuseDurationSeconds: this.#opts.leaseReuseDurationSeconds,
+      progressAnswersOrdered: cluster.progressOrdered,
       onLeaseRetired: (n) => this.onLeaseRetired?.(n),
       ...(transformer ? { transformer } : {}),
     });
@@ -169,7 +174,7 @@ export class EtcdClusters {
     let c = this.#clusters.get(key);
     if (!c) {
       const client = new EtcdClient({ endpoints: servers, caFile: this.#opts.caFile || undefined, certFile: this.#opts.certFile || undefined, keyFile: this.#opts.keyFile || undefined });
-      c = { servers, flag, client, storages: [], size: new DbSizeMonitor(client, this.#opts.dbMetricPollIntervalMs), check, readyCheck };
+      c = { servers, flag, client, storages: [], size: new DbSizeMonitor(client, this.#opts.dbMetricPollIntervalMs), check, readyCheck, progressOrdered: false };
       this.#clusters.set(key, c);
     }
     return c;

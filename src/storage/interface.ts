@@ -177,6 +177,13 @@ export interface Storage {
   readonly name: string;
 
   /**
+   * false when the backend cannot tell a watch cache reliably that it has caught up with a revision (etcd before
+   * 3.4.31 / 3.5.13, whose watch progress answers can overtake queued events): consistent reads are then served by
+   * the backend itself, as upstream's cacher delegates them when etcd lacks RequestWatchProgress. Unset: true.
+   */
+  readonly consistentReadsFromCache?: boolean;
+
+  /**
    * Current value of `key`, or null. Always the latest committed state. A stored value that cannot be read back
    * fails every read that meets it (get, list, watch, and the reads of guaranteedUpdate and delete) with StorageError
    * Corrupt for its key.

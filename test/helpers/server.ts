@@ -200,7 +200,8 @@ export class TestServer {
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     this.#agent?.destroy();
     const p = this.proc;
-    if (!p || p.exitCode !== null) return p?.exitCode ?? null;
+    // Killed by a signal (kill()): exitCode stays null and 'exit' has been emitted already.
+    if (!p || p.exitCode !== null || p.signalCode !== null) return p?.exitCode ?? null;
     const exited = new Promise<number | null>((r) => p.once('exit', (code) => r(code)));
     p.kill(signal);
     return exited;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
-import { StorageError } from '../interface.ts';
+import { StorageError, type Storage } from '../interface.ts';
 import { MemoryStorage } from '../memory/storage.ts';
 import { runStorageConformance } from '../conformance.ts';
 import { jsonCodec } from '../testing/json-codec.ts';
@@ -130,3 +130,72 @@ function* collect(view: { cursor(): { next(visit: (e: { value: Buffer }) => bool
   view.cursor().next((e) => (out.push(e), true));
   yield* out;
 }
+
+/**
+ * A backend that cannot vouch for its watch progress (old etcd) and whose watch has stalled: whatever the cache
+ * holds, a consistent read must still see every committed write, so it has to be the backend's answer.
+ */
+describe('cacher over a backend without reliable progress (old etcd): consistent reads go to the backend', () => {
+  let backend: MemoryStorage;
+  let cacher: Cacher;
+  let backendLists = 0;
+  let backendGets = 0;
+  before(async () => {
+    backend = new MemoryStorage({ codec: jsonCodec });
+    const stalled: Storage = {
+      name: 'stalled',
+      consistentReadsFromCache: false,
+      get: (k) => (backendGets++, backend.get(k)),
+      list: (p, o) => (backendLists++, backend.list(p, o)),
+      create: (k, o, t) => backend.create(k, o, t),
+      guaranteedUpdate: (k, o) => backend.guaranteedUpdate(k, o),
+      delete: (k, o) => backend.delete(k, o),
+      // The watch never delivers: the cache stays at the revision it listed at start.
+      watch: () => ({ stop() {} }),
+      count: (p) => backend.count(p),
+      currentRevision: () => backend.currentRevision(),
+      compact: (rv) => backend.compact(rv),
+      compactedRevision: () => backend.compactedRevision(),
+      readinessCheck: () => backend.readinessCheck(),
+      close: () => backend.close(),
+    };
+    cacher = new Cacher({ storage: stalled, prefix: '/things/', codec: jsonCodec, attrs });
+    await cacher.start();
+  });
+  after(async () => {
+    cacher.stop();
+    await backend.close();
+  });
+
+  it('lists and gets without resourceVersion, first pages and revision-less continues are read from the backend', async () => {
+    assert.equal(cacher.consistentReadsFromCache, false);
+    const a = await cacher.create('/things/ns/a', obj('a'));
+    await cacher.create('/things/ns/b', obj('b'));
+    assert.equal(cacher.resourceVersion < a.rv, true, 'the cache has not seen the writes');
+
+    backendLists = 0;
+    const all = await cacher.getList('/things/', { limit: 0, predicate: EVERYTHING });
+    assert.deepEqual(names(all.items!), ['a', 'b']);
+    assert.equal(all.rv, await backend.currentRevision());
+    const page = await cacher.getList('/things/', { limit: 1, predicate: EVERYTHING });
+    assert.deepEqual([names(page.items!), page.more, page.lastKey], [['a'], true, '/things/ns/a']);
+    const rest = await cacher.getList('/things/', { limit: 1, continueFrom: { startKey: '/things/ns/a\0', rv: 0 }, predicate: EVERYTHING });
+    assert.deepEqual(names(rest.items!), ['b']);
+    const filtered = await cacher.getList('/things/', { limit: 0, predicate: only('b') });
+    assert.deepEqual(names(filtered.items!), ['b']);
+    assert.equal(backendLists, 4);
+
+    const l = await cacher.list('/things/');
+    assert.deepEqual(names(l.items), ['a', 'b']);
+    backendGets = 0;
+    assert.equal(jsonCodec.decode((await cacher.get('/things/ns/b'))!.value).metadata.name, 'b');
+    assert.equal(backendGets, 1);
+  });
+
+  it('reads at a resourceVersion the cache holds still come from the cache', async () => {
+    backendLists = 0;
+    const r = await cacher.getList('/things/', { resourceVersion: '0', limit: 0, predicate: EVERYTHING });
+    assert.ok(r.view);
+    assert.equal(backendLists, 0);
+  });
+});

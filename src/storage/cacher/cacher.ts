@@ -5,7 +5,10 @@
  * here and nowhere else:
  *
  * - **consistent** (a list or watch without resourceVersion, a continue token without a revision): the cache once it
- *   has seen the backend's current revision (upstream's consistent reads from cache);
+ *   has seen the backend's current revision (upstream's consistent reads from cache); the backend itself when it
+ *   says it cannot tell the cache reliably that it caught up (Storage.consistentReadsFromCache false: etcd before
+ *   3.4.31 / 3.5.13), as upstream delegates them without RequestWatchProgress. A watch with initial events still
+ *   waits for the cache (upstream refuses it there; clients would fall back to a list);
  * - **not older than N** (resourceVersion=N on a list without limit, a watch, a get): the cache once it has seen N,
  *   504 after a wait; "0" is whatever the cache holds;
  * - **exact N** (resourceVersionMatch=Exact, a continue token, resourceVersion=N with a limit): the cache's current
@@ -84,9 +87,15 @@ export class Cacher implements Storage {
   readonly #o: CacherOptions;
   readonly #m: ResourceCacheMetrics | undefined;
   #closed = false;
+  /**
+   * Consistent reads go to the backend: it cannot tell the cache reliably that it has caught up (old etcd), as
+   * upstream's shouldDelegateList does without RequestWatchProgress support.
+   */
+  readonly #delegateConsistent: boolean;
 
   constructor(opts: CacherOptions) {
     this.#o = opts;
+    this.#delegateConsistent = opts.storage.consistentReadsFromCache === false;
     const { metrics, ...rest } = opts;
     this.#backend = metrics?.storage ? new InstrumentedStorage(opts.storage, metrics.storage.forResource(metrics.group, metrics.resource)) : opts.storage;
     this.#m = metrics?.cache?.forResource(metrics.group, metrics.resource, () => this.#cache);
@@ -95,6 +104,10 @@ export class Cacher implements Storage {
 
   get name(): string {
     return this.#backend.name;
+  }
+
+  get consistentReadsFromCache(): boolean {
+    return !this.#delegateConsistent;
   }
 
   /** Loads the cache and starts its storage watch; resolves when it can serve. */
@@ -162,6 +175,7 @@ export class Cacher implements Storage {
   /** The latest state of `key`: a consistent read from the cache. */
   get(key: string): Promise<StoredObject | null> {
     return this.#open(async () => {
+      if (this.#delegateConsistent) return this.#backend.get(key);
       await this.#cache.waitForConsistentRead();
       return this.#cache.get(key) ?? null;
     });
@@ -171,6 +185,7 @@ export class Cacher implements Storage {
   list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     return this.#open(async () => {
       const rv = opts.rv;
+      if (rv === undefined && this.#delegateConsistent) return this.#backend.list(prefix, opts);
       if (rv === undefined) await this.#cache.waitForConsistentRead();
       else if (rv <= this.#backend.compactedRevision()) return this.#backend.list(prefix, opts);
       const at = { ...(rv !== undefined ? { rv } : {}), ...(opts.startKey ? { startKey: opts.startKey } : {}) };
@@ -279,10 +294,12 @@ export class Cacher implements Storage {
     let exactRV: number | undefined;
     if (o.continueFrom) {
       if (o.continueFrom.rv > 0) exactRV = o.continueFrom.rv;
+      else if (this.#delegateConsistent) return this.#listBackend(prefix, undefined, o.continueFrom.startKey, limit, o.predicate);
       else await this.#consistentRead();
     } else {
       const rv = o.resourceVersion ?? '';
       const match = o.resourceVersionMatch ?? '';
+      if (rv === '' && this.#delegateConsistent) return this.#listBackend(prefix, undefined, undefined, limit, o.predicate);
       if (rv === '') await this.#consistentRead();
       else {
         const n = parseResourceVersion(rv);
@@ -304,19 +321,20 @@ export class Cacher implements Storage {
     return this.#listBackend(prefix, exactRV!, startKey, limit, o.predicate);
   }
 
-  async #listBackend(prefix: string, rv: number, startKey: string | undefined, limit: number, pred: Predicate): Promise<GetListResult> {
+  /** A list from the backend: at `rv`, or (undefined) its latest revision by a quorum read. */
+  async #listBackend(prefix: string, rv: number | undefined, startKey: string | undefined, limit: number, pred: Predicate): Promise<GetListResult> {
     const { codec, attrs } = this.#o;
     for (;;) {
       try {
         const r = await this.#backend.list(prefix, {
-          rv,
+          ...(rv !== undefined ? { rv } : {}),
           ...(startKey ? { startKey } : {}),
           limit,
           ...(pred.everything ? {} : { predicate: (s: StoredObject) => pred.matches(attrs(s.object ?? codec.decode(s.value))) }),
         });
         return withLastKey({ items: r.items, rv: r.rv, more: r.more, ...(r.remaining !== undefined ? { remaining: r.remaining } : {}) });
       } catch (e) {
-        if (!(e instanceof StorageError && e.code === 'TooLargeResourceVersion')) throw e;
+        if (!(e instanceof StorageError && e.code === 'TooLargeResourceVersion') || rv === undefined) throw e;
         await this.#cache.waitUntilFresh(rv);
       }
     }

@@ -48,6 +48,9 @@ type Methods = typeof methods;
 type ReqOf<K extends keyof Methods> = Parameters<Methods[K]['serialize']>[0];
 type ResOf<K extends keyof Methods> = ReturnType<Methods[K]['deserialize']>;
 
+/** How long an endpoint that failed as unavailable is avoided while its channel is not READY again. */
+const DOWN_FOR_MS = 5_000;
+
 /** Reads: safe to repeat on another endpoint after UNAVAILABLE. */
 const IDEMPOTENT = new Set<keyof Methods>(['range', 'status']);
 
@@ -56,6 +59,13 @@ export class EtcdClient {
   readonly #clients: grpc.Client[];
   #current = 0;
   #closed = false;
+  /**
+   * Until when each endpoint counts as down after a call to it failed as unavailable: a restarted channel spends
+   * most of its time CONNECTING, not TRANSIENT_FAILURE, and calls must not keep going to a dead member meanwhile.
+   */
+  readonly #downUntil: number[];
+  /** The endpoint each watch stream was opened on (a stream failure speaks only for its own endpoint). */
+  readonly #streamEndpoint = new WeakMap<object, number>();
 
   constructor(opts: EtcdClientOptions) {
     if (opts.endpoints.length === 0) throw new Error('no etcd servers given');
@@ -64,6 +74,7 @@ export class EtcdClient {
     // Keepalive pings find a dead connection (a member killed without FIN) in seconds, not the OS's TCP timeout.
     const channelOptions = { 'grpc.keepalive_time_ms': 30_000, 'grpc.keepalive_timeout_ms': 10_000, 'grpc.max_receive_message_length': -1 };
     this.#clients = this.endpoints.map((e) => new grpc.Client(e.target, e.tls ? creds! : grpc.credentials.createInsecure(), channelOptions));
+    this.#downUntil = this.endpoints.map(() => 0);
   }
 
   /** The endpoint calls go to now. */
@@ -81,7 +92,7 @@ export class EtcdClient {
         return await this.callOn(at, name, req, deadlineMs);
       } catch (err) {
         if (!isUnavailable(err) || this.#clients.length === 1) throw err;
-        if (this.#current === at) this.#current = (at + 1) % this.#clients.length;
+        this.#markDown(at);
         if (i + 1 >= attempts) throw err;
       }
     }
@@ -94,7 +105,11 @@ export class EtcdClient {
   #avoidFailedEndpoint(): void {
     const n = this.#clients.length;
     if (n === 1) return;
-    const failing = (i: number) => this.#clients[i]!.getChannel().getConnectivityState(false) === grpc.connectivityState.TRANSIENT_FAILURE;
+    const now = Date.now();
+    const failing = (i: number) => {
+      const state = this.#clients[i]!.getChannel().getConnectivityState(false);
+      return state === grpc.connectivityState.TRANSIENT_FAILURE || (now < this.#downUntil[i]! && state !== grpc.connectivityState.READY);
+    };
     if (!failing(this.#current)) return;
     for (let k = 1; k < n; k++) {
       const i = (this.#current + k) % n;
@@ -129,15 +144,29 @@ export class EtcdClient {
     return Promise.all(this.#clients.map((_, i) => this.callOn(i, 'status', {}, deadlineMs).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
   }
 
-  /** A new watch stream on the current endpoint. */
+  /** A new watch stream on the current endpoint (moving off one known to be down first). */
   openWatchStream(): grpc.ClientDuplexStream<WatchRequest, WatchResponse> {
     if (this.#closed) throw new Error('etcd client closed');
-    return this.#clients[this.#current]!.makeBidiStreamRequest(watchMethod.path, watchMethod.serialize, watchMethod.deserialize, new grpc.Metadata(), {});
+    this.#avoidFailedEndpoint();
+    const at = this.#current;
+    const stream = this.#clients[at]!.makeBidiStreamRequest(watchMethod.path, watchMethod.serialize, watchMethod.deserialize, new grpc.Metadata(), {});
+    this.#streamEndpoint.set(stream, at);
+    return stream;
   }
 
-  /** A watch stream broke with this error: point later streams and calls at the next endpoint if it was unavailability. */
-  noteStreamFailure(err: unknown): void {
-    if (isUnavailable(err) && this.#clients.length > 1) this.#current = (this.#current + 1) % this.#clients.length;
+  /**
+   * A watch stream broke with this error: if it was unavailability, its endpoint counts as down and later streams and
+   * calls go elsewhere. Only that endpoint: several resources' streams failing one after another must not rotate the
+   * current endpoint back onto the dead member.
+   */
+  noteStreamFailure(err: unknown, stream?: object): void {
+    if (!isUnavailable(err) || this.#clients.length === 1) return;
+    this.#markDown(stream ? (this.#streamEndpoint.get(stream) ?? this.#current) : this.#current);
+  }
+
+  #markDown(i: number): void {
+    this.#downUntil[i] = Date.now() + DOWN_FOR_MS;
+    if (this.#current === i) this.#current = (i + 1) % this.#clients.length;
   }
 
   close(): void {

@@ -51,6 +51,13 @@ export interface EtcdStorageOptions extends EtcdClientOptions {
   onEventsReceived?: (n: number) => void;
   /** An existing client to share (several resources' storages on one etcd); not closed by close(). */
   client?: EtcdClient;
+  /**
+   * Whether etcd's watch progress answers are ordered after queued events (etcd 3.4.31+ / 3.5.13+; see
+   * progressAnswersEarly in src/cmd/etcd-storage.ts). Default false: unknown is taken as the worst, as upstream. When false, consistent reads go to etcd (a quorum
+   * read) instead of the watch cache, as upstream does on such versions, and progress answers still used to bring
+   * a cache up to a given revision need confirmation (./watcher.ts).
+   */
+  progressAnswersOrdered?: boolean;
 }
 
 /** Page size of a filtered list's reads from etcd (at least the requested limit). */
@@ -85,6 +92,7 @@ interface KeyState {
 export class EtcdStorage implements Storage {
   /** Upstream's name: storage spans read `Create etcd3`, `GuaranteedUpdate etcd3`, … (traced.ts). */
   readonly name = 'etcd3';
+  readonly consistentReadsFromCache: boolean;
   readonly client: EtcdClient;
   readonly prefix: string;
   readonly leases: LeaseManager;
@@ -115,7 +123,8 @@ export class EtcdStorage implements Storage {
       ...(opts.leaseReuseDurationSeconds !== undefined ? { reuseDurationSeconds: opts.leaseReuseDurationSeconds } : {}),
       ...(opts.onLeaseRetired ? { onLeaseRetired: opts.onLeaseRetired } : {}),
     });
-    this.#hub = new WatchHub(this.client, this.#keys, this.#values, opts.onEventsReceived);
+    this.consistentReadsFromCache = opts.progressAnswersOrdered ?? false;
+    this.#hub = new WatchHub(this.client, this.#keys, this.#values, this.consistentReadsFromCache, opts.onEventsReceived);
   }
 
   /** Open watches (tests and metrics). */

@@ -13,15 +13,16 @@
  *  - etcd's per-watcher progress notifications (progress_notify; every --experimental-watch-progress-notify-interval,
  *    10 minutes by default). They travel through the watcher's own event channel in etcd, so they are ordered.
  *  - Progress requests on the stream (WatchProgressRequest, etcd 3.4+), sent after this storage's writes and when a
- *    consistent read needs the current revision (as upstream's RequestWatchProgress). etcd before 3.4.25/3.5.8
- *    (issue etcd#15220; Debian's 3.4.23 among them) can answer one before events of that revision that are already
- *    queued for the stream; and before 3.4.31/3.5.13 (etcd#17507) for watchers still catching up. So an answer is
- *    passed on only once the answer to a later request has arrived, and only to watchers that are known to be
- *    synced: created at the current revision, or since caught up (an event at or after their creation revision, a
- *    per-watcher notification, or SYNC_GRACE_MS without history to replay). The events an early answer overtook
- *    were already queued in etcd's send loop, which takes them long before a request sent a round trip later
- *    arrives unless the connection itself is stalled: a practical bound, not the guarantee etcd's fix gives (upstream
- *    does not ask for progress at all on such versions and reads from etcd instead).
+ *    read needs the cache at a revision (as upstream's RequestWatchProgress). On etcd 3.4.31+ / 3.5.13+ an answer
+ *    is ordered after every event queued before it and is passed on to the synced watchers at once (upstream).
+ *    Earlier versions (etcd#15220 before 3.4.25/3.5.8, Debian's 3.4.23 among them; etcd#17507 before 3.4.31/3.5.13
+ *    for watchers still catching up) can send one ahead of queued events. Upstream then serves consistent reads
+ *    from etcd instead of the cache, and so does this server (`ordered` false: the cacher sees
+ *    Storage.consistentReadsFromCache false). The reads that still wait for the cache to reach a revision (not older
+ *    than N, a watch with initial events) take an answer on such versions only once the answer to a later request
+ *    has arrived, and only for watchers known to be synced: created at the current revision, or since caught up (an
+ *    event at or after their creation revision, a per-watcher notification, or SYNC_GRACE_MS without history to
+ *    replay). That is stricter than upstream, which uses the answers as they come.
  */
 import type { ClientDuplexStream } from '@grpc/grpc-js';
 import type { StorageEvent, Watch, WatchHandler } from '../interface.ts';
@@ -84,8 +85,12 @@ export class WatchHub {
   /** A progress answer waiting for the answer to a later request before it is passed on. */
   #candidate: number | undefined;
 
-  constructor(client: EtcdClient, keys: KeySpace, values: StoredValues, onEventsReceived?: (n: number) => void) {
+  /** Progress answers are ordered after queued events (see the top of the file). */
+  readonly #ordered: boolean;
+
+  constructor(client: EtcdClient, keys: KeySpace, values: StoredValues, ordered: boolean, onEventsReceived?: (n: number) => void) {
     this.#client = client;
+    this.#ordered = ordered;
     this.#keys = keys;
     this.#values = values;
     this.#onEventsReceived = onEventsReceived;
@@ -149,7 +154,7 @@ export class WatchHub {
       this.#stream = undefined;
       this.#progressInFlight = false;
       this.#candidate = undefined;
-      if (err) this.#client.noteStreamFailure(err);
+      if (err) this.#client.noteStreamFailure(err, stream);
       // Every watcher on the stream ends; the watch cache lists again and starts a new one (a new stream).
       this.#failAll(new StorageError('Internal', '', `etcd watch stream ended: ${err ? err.message : 'closed by the server'}`));
     };
@@ -331,6 +336,16 @@ export class WatchHub {
 
   #onProgressAnswer(rev: number): void {
     this.#progressInFlight = false;
+    if (this.#ordered) {
+      // Every event before `rev` has been sent on the stream already: each synced watcher is at `rev`.
+      const now = Date.now();
+      for (const w of this.#watchers.values()) {
+        if (!w.synced && w.created && !w.sawEvents && now - w.startedAtMs >= SYNC_GRACE_MS) w.synced = true;
+        if (w.synced) this.#progress(w, rev);
+      }
+      this.#pumpProgress();
+      return;
+    }
     const confirmed = this.#candidate;
     this.#candidate = undefined;
     if (confirmed !== undefined) {
