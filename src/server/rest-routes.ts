@@ -19,8 +19,15 @@ export function findScope(scopes: ResourceScope[], ri: RequestInfo): ResourceSco
 }
 
 export async function serveResource(ctx: RequestContext): Promise<void> {
-  const { info, req } = ctx;
-  if (info.subresource) throw newNotFoundPath();
+  const { info } = ctx;
+  if (info.subresource) {
+    // A subresource has routes only on a named object, for the verbs its store serves (status: get, update, patch).
+    const sub = ctx.scope.subresources?.[info.subresource];
+    if (!sub || info.parts.length !== 3) throw newNotFoundPath();
+    // The handlers see the subresource's scope; info keeps the subresource for admission and audit.
+    ctx = { ...ctx, scope: sub };
+  }
+  const { req } = ctx;
   const method = req.method ?? 'GET';
   const namespaced = info.namespace !== '';
   const watchPath = /^\/apis?\/(?:[^/]+\/)?[^/]+\/watch\//.test(info.path);

@@ -177,6 +177,18 @@ export function registerView<T extends KubeObject>(def: ResourceDefinition<T>, v
   return r;
 }
 
+/**
+ * A subresource of `of` (upstream's StatusREST): the same objects, key root and watch cache, its own strategy and
+ * verbs. It is reached through `of`'s scope (`subresources`), never routed or listed on its own.
+ */
+export function registerSubresource<T extends KubeObject>(def: ResourceDefinition<T>, name: string, of: Registered<T>): Registered<T> {
+  const labels = (def.selectableFields ?? defaultSelectableFields<T>(def.strategy.namespaceScoped)).labels;
+  const keyRoot = of.store.prefix('').slice(0, -1);
+  const r = build(def, labels, of.attrs, keyRoot, of.cacher, undefined);
+  of.scope.subresources = { ...of.scope.subresources, [name]: r.scope as unknown as ResourceScope };
+  return r;
+}
+
 function build<T extends KubeObject>(
   def: ResourceDefinition<T>,
   labels: ReadonlySet<string>,

@@ -56,6 +56,11 @@ export interface ResourceScope<T extends KubeObject = KubeObject> {
    * `involvedObject.name` → `regarding.name`), so selectors of every view filter the same cached attributes.
    */
   fieldLabelMap?: ReadonlyMap<string, string>;
+  /**
+   * Subresources served at `{name}/<subresource>` with their own strategy and verbs (Node `status`), listed in
+   * discovery as `<resource>/<subresource>`; absent: every subresource path is 404.
+   */
+  subresources?: Record<string, ResourceScope>;
 }
 
 export interface ViewConversion {
@@ -109,5 +114,6 @@ export function resourceInfo(scope: ResourceScope): APIResourceInfo {
     shortNames: scope.shortNames,
     ...(scope.categories.length ? { categories: scope.categories } : {}),
     ...(scope.storageVersionHash !== undefined ? { storageVersionHash: scope.storageVersionHash } : {}),
+    ...(scope.subresources ? { subresources: Object.entries(scope.subresources).map(([name, s]) => ({ name, kind: s.kind, verbs: s.verbs })) } : {}),
   };
 }

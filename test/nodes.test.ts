@@ -1,0 +1,165 @@
+/**
+ * End-to-end Nodes (core/v1): kubectl creates, lists (Table, -o wide), reads and watches Nodes; the status
+ * subresource writes status only and the main resource never does; validation answers with upstream's texts;
+ * discovery lists nodes, nodes/status.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYAML } from 'yaml';
+import { TestServer } from './helpers/server.ts';
+
+const s = new TestServer();
+before(async () => {
+  await s.start();
+});
+after(async () => {
+  await s.cleanup();
+});
+
+function nodeManifest(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'node-role.kubernetes.io/control-plane': '', 'kubernetes.io/hostname': name } },
+    spec: { podCIDR: '10.244.0.0/24' },
+    status: {
+      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'corelet is posting ready status' }],
+      addresses: [
+        { type: 'InternalIP', address: '10.0.0.5' },
+        { type: 'Hostname', address: name },
+      ],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: {
+        machineID: 'm', systemUUID: 'u', bootID: 'b', kernelVersion: '6.1.0-13-amd64', osImage: 'Debian GNU/Linux 12 (bookworm)',
+        containerRuntimeVersion: 'containerd://1.7.0', kubeletVersion: 'v1.33.0', kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64',
+      },
+    },
+    ...extra,
+  };
+}
+
+function manifestFile(name: string, obj: Record<string, unknown>): string {
+  const f = join(s.dataDir, `${name}.json`);
+  writeFileSync(f, JSON.stringify(obj));
+  return f;
+}
+
+for (const version of ['1.27', '1.33']) {
+  describe(`kubectl ${version}`, () => {
+    const name = `n-${version.replace('.', '-')}`;
+    it('creates a Node with its status and lists it as upstream prints nodes', async () => {
+      const c = await s.kubectl(['create', '-f', manifestFile(name, nodeManifest(name))], { version });
+      assert.equal(c.code, 0, c.stderr);
+      const g = await s.kubectl(['get', 'nodes', name], { version });
+      assert.equal(g.code, 0, g.stderr);
+      const lines = g.stdout.trim().split('\n');
+      assert.match(lines[0]!, /^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION$/);
+      assert.match(lines[1]!, new RegExp(`^${name}\\s+Ready\\s+control-plane\\s+\\S+\\s+v1\\.33\\.0$`));
+      const w = await s.kubectl(['get', 'no', name, '-o', 'wide'], { version });
+      assert.equal(w.code, 0, w.stderr);
+      const wl = w.stdout.trim().split('\n');
+      assert.match(wl[0]!, /^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\s+INTERNAL-IP\s+EXTERNAL-IP\s+OS-IMAGE\s+KERNEL-VERSION\s+CONTAINER-RUNTIME$/);
+      assert.match(wl[1]!, /10\.0\.0\.5\s+<none>\s+Debian GNU\/Linux 12 \(bookworm\)\s+6\.1\.0-13-amd64\s+containerd:\/\/1\.7\.0$/);
+      const y = await s.kubectl(['get', 'node', name, '-o', 'yaml'], { version });
+      assert.equal(y.code, 0, y.stderr);
+      const obj = parseYAML(y.stdout);
+      assert.equal(obj.kind, 'Node');
+      assert.deepEqual(obj.spec, { podCIDR: '10.244.0.0/24', podCIDRs: ['10.244.0.0/24'] });
+      assert.equal(obj.status.daemonEndpoints.kubeletEndpoint.Port, 10250);
+    });
+
+    it('cordoning (spec) keeps status; the status subresource changes status only', async () => {
+      const c = await s.kubectl(['patch', 'node', name, '--type=merge', '-p', '{"spec":{"unschedulable":true},"status":{"phase":"Ignored"}}'], { version });
+      assert.equal(c.code, 0, c.stderr);
+      const g = await s.kubectl(['get', 'nodes', name, '--no-headers'], { version });
+      assert.match(g.stdout, /Ready,SchedulingDisabled/);
+      let n = (await s.request('GET', `/api/v1/nodes/${name}`)).json();
+      assert.equal(n.status.phase, undefined);
+      const p = await s.kubectl(
+        ['patch', 'node', name, '--subresource=status', '--type=merge', '-p', '{"spec":{"unschedulable":false},"status":{"conditions":[{"type":"Ready","status":"False"}]}}'],
+        { version },
+      );
+      assert.equal(p.code, 0, p.stderr);
+      n = (await s.request('GET', `/api/v1/nodes/${name}/status`)).json();
+      assert.equal(n.spec.unschedulable, true);
+      assert.equal(n.status.conditions.find((x: any) => x.type === 'Ready').status, 'False');
+      const g2 = await s.kubectl(['get', 'nodes', name, '--no-headers'], { version });
+      assert.match(g2.stdout, /NotReady,SchedulingDisabled/);
+    });
+
+    it('deletes a Node', async () => {
+      const d = await s.kubectl(['delete', 'node', name], { version });
+      assert.equal(d.code, 0, d.stderr);
+      assert.equal((await s.request('GET', `/api/v1/nodes/${name}`)).status, 404);
+    });
+  });
+}
+
+describe('API', () => {
+  it('discovery lists nodes (no) and nodes/status', async () => {
+    const r = (await s.request('GET', '/api/v1')).json();
+    const nodes = r.resources.find((x: any) => x.name === 'nodes');
+    assert.deepEqual(nodes.shortNames, ['no']);
+    assert.equal(nodes.namespaced, false);
+    assert.equal(nodes.kind, 'Node');
+    const status = r.resources.find((x: any) => x.name === 'nodes/status');
+    assert.deepEqual(status, { name: 'nodes/status', singularName: '', namespaced: false, kind: 'Node', verbs: ['get', 'patch', 'update'] });
+  });
+
+  it('a Node without status reads as Unknown with <none> roles; PUT of status via the main resource is ignored', async () => {
+    const c = await s.request('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'bare' } });
+    assert.equal(c.status, 201, c.body);
+    const t = await s.request('GET', '/api/v1/nodes/bare', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    const cells = t.json().rows[0].cells;
+    assert.deepEqual([cells[1], cells[2], cells[4], cells[5], cells[7]], ['Unknown', '<none>', '', '<none>', '<unknown>']);
+    const cur = c.json();
+    const u = await s.request('PUT', '/api/v1/nodes/bare', { ...cur, status: { phase: 'Running' } });
+    assert.equal(u.status, 200, u.body);
+    assert.equal(u.json().status.phase, undefined);
+    const us = await s.request('PUT', '/api/v1/nodes/bare/status', { ...u.json(), spec: { unschedulable: true }, status: { phase: 'Running' } });
+    assert.equal(us.status, 200, us.body);
+    assert.equal(us.json().status.phase, 'Running');
+    assert.deepEqual(us.json().spec, {});
+  });
+
+  it('validates names, taints and podCIDRs with upstream texts', async () => {
+    const bad = await s.request('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'Bad_Name' } });
+    assert.equal(bad.status, 422);
+    assert.match(bad.json().message, /Node "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+    const taint = await s.request('POST', '/api/v1/nodes', {
+      apiVersion: 'v1', kind: 'Node', metadata: { name: 't1' },
+      spec: { taints: [{ key: 'a', effect: 'Sometimes' }], podCIDRs: ['10.0.0.0/33'] },
+    });
+    assert.equal(taint.status, 422);
+    assert.match(taint.json().message, /metadata.taints\[0\].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"/);
+    assert.match(taint.json().message, /spec.podCIDRs\[0\]: Invalid value: "10.0.0.0\/33": must be a valid CIDR value/);
+    const created = await s.request('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'c1' }, spec: { podCIDR: '10.1.0.0/24', providerID: 'x://1' } });
+    assert.equal(created.status, 201, created.body);
+    const ch = await s.request('PATCH', '/api/v1/nodes/c1', { spec: { podCIDR: '10.2.0.0/24', podCIDRs: ['10.2.0.0/24'], providerID: 'x://2' } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(ch.status, 422);
+    assert.match(ch.json().message, /spec.podCIDRs: Forbidden: node updates may not change podCIDR except from "" to valid/);
+    assert.match(ch.json().message, /spec.providerID: Forbidden: node updates may not change providerID except from "" to valid/);
+    assert.equal((await s.request('GET', '/api/v1/nodes/c1/nothing')).status, 404);
+  });
+
+  it('watches Nodes and serves apply and strategic merge on status', async () => {
+    const w = s.watch('/api/v1/nodes?watch=1&fieldSelector=metadata.name%3Dw1');
+    assert.equal(await w.status, 200);
+    const a = await s.request('PATCH', '/api/v1/nodes/w1?fieldManager=agent', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'w1' } }, { 'content-type': 'application/apply-patch+yaml' });
+    assert.equal(a.status, 201, a.body);
+    const sm = await s.request(
+      'PATCH',
+      '/api/v1/nodes/w1/status',
+      { status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'MemoryPressure', status: 'False' }] } },
+      { 'content-type': 'application/strategic-merge-patch+json' },
+    );
+    assert.equal(sm.status, 200, sm.body);
+    const sm2 = await s.request('PATCH', '/api/v1/nodes/w1/status', { status: { conditions: [{ type: 'Ready', status: 'False' }] } }, { 'content-type': 'application/strategic-merge-patch+json' });
+    assert.deepEqual(sm2.json().status.conditions.map((c: any) => `${c.type}=${c.status}`), ['Ready=False', 'MemoryPressure=False']);
+    for (let i = 0; i < 100 && w.frames.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    w.stop();
+    assert.deepEqual(w.frames.map((f) => f.type), ['ADDED', 'MODIFIED', 'MODIFIED']);
+  });
+});
