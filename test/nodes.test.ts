@@ -1,18 +1,21 @@
 /**
  * End-to-end Nodes (core/v1): kubectl creates, lists (Table, -o wide), reads and watches Nodes; the status
  * subresource writes status only and the main resource never does; validation answers with upstream's texts;
- * discovery lists nodes, nodes/status.
+ * discovery lists nodes, nodes/status; a node identity (Node authorizer, NodeRestriction) writes only its own Node.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
 import { join } from 'node:path';
 import { parse as parseYAML } from 'yaml';
+import { importSigningKey, issueCertificate } from '../src/cmd/x509gen.ts';
 import { TestServer } from './helpers/server.ts';
 
 const s = new TestServer();
 before(async () => {
-  await s.start();
+  // upstream's usual chain: the Node authorizer before RBAC.
+  await s.start(['--authorization-mode=Node,RBAC']);
 });
 after(async () => {
   await s.cleanup();
@@ -114,11 +117,11 @@ describe('API', () => {
     const t = await s.request('GET', '/api/v1/nodes/bare', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
     const cells = t.json().rows[0].cells;
     assert.deepEqual([cells[1], cells[2], cells[4], cells[5], cells[7]], ['Unknown', '<none>', '', '<none>', '<unknown>']);
-    const cur = c.json();
+    const cur = c.json() as Record<string, unknown>;
     const u = await s.request('PUT', '/api/v1/nodes/bare', { ...cur, status: { phase: 'Running' } });
     assert.equal(u.status, 200, u.body);
     assert.equal(u.json().status.phase, undefined);
-    const us = await s.request('PUT', '/api/v1/nodes/bare/status', { ...u.json(), spec: { unschedulable: true }, status: { phase: 'Running' } });
+    const us = await s.request('PUT', '/api/v1/nodes/bare/status', { ...u.json<Record<string, unknown>>(), spec: { unschedulable: true }, status: { phase: 'Running' } });
     assert.equal(us.status, 200, us.body);
     assert.equal(us.json().status.phase, 'Running');
     assert.deepEqual(us.json().spec, {});
@@ -161,5 +164,86 @@ describe('API', () => {
     for (let i = 0; i < 100 && w.frames.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
     w.stop();
     assert.deepEqual(w.frames.map((f) => f.type), ['ADDED', 'MODIFIED', 'MODIFIED']);
+  });
+});
+
+interface Identity {
+  certPem: string;
+  keyPem: string;
+}
+
+/** A client certificate signed by the server's CA (CN = user, O = groups), as a node agent's. */
+async function identity(cn: string, orgs: string[]): Promise<Identity> {
+  const caPem = readFileSync(join(s.dataDir, 'pki/ca.crt'), 'utf8');
+  const caKey = await importSigningKey(readFileSync(join(s.dataDir, 'pki/ca.key'), 'utf8'));
+  const c = await issueCertificate({ subject: [...orgs.map((o) => ({ O: [o] })), { CN: [cn] }], validDays: 1, clientAuth: true }, { certPem: caPem, key: caKey });
+  return { certPem: c.certPem, keyPem: c.key.pem };
+}
+
+function call(id: Identity, method: string, path: string, body?: object, contentType = 'application/json'): Promise<{ status: number; body: any }> {
+  const payload = body ? Buffer.from(JSON.stringify(body)) : undefined;
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      { host: '127.0.0.1', port: s.port, method, path, cert: id.certPem, key: id.keyPem, rejectUnauthorized: false, headers: payload ? { 'content-type': contentType } : {} },
+      (res) => {
+        let b = '';
+        res.on('data', (d) => (b += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b ? JSON.parse(b) : undefined }));
+      },
+    );
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+describe('node identity (Node authorizer and NodeRestriction)', () => {
+  const MERGE = 'application/merge-patch+json';
+  it('a node registers and updates its own Node and status, and no other', async () => {
+    const n1 = await identity('system:node:n1', ['system:nodes']);
+    const reg = await call(n1, 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'kubernetes.io/hostname': 'n1', 'node.kubernetes.io/instance-type': 'small' } } });
+    assert.equal(reg.status, 201, JSON.stringify(reg.body));
+    const other = await call(n1, 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } });
+    assert.equal(other.status, 403);
+    assert.equal(other.body.message, 'nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"');
+    assert.equal((await s.request('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } })).status, 201);
+
+    const st = await call(n1, 'PATCH', '/api/v1/nodes/n1/status', { status: { conditions: [{ type: 'Ready', status: 'True' }] } }, MERGE);
+    assert.equal(st.status, 200, JSON.stringify(st.body));
+    const st2 = await call(n1, 'PATCH', '/api/v1/nodes/n2/status', { status: { conditions: [{ type: 'Ready', status: 'False' }] } }, MERGE);
+    assert.equal(st2.status, 403);
+    assert.equal(st2.body.message, 'nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"');
+    assert.equal((await call(n1, 'PATCH', '/api/v1/nodes/n1', { metadata: { annotations: { a: 'b' } } }, MERGE)).status, 200);
+    assert.equal((await call(n1, 'PATCH', '/api/v1/nodes/n2', { metadata: { annotations: { a: 'b' } } }, MERGE)).status, 403);
+
+    const role = await call(n1, 'PATCH', '/api/v1/nodes/n1', { metadata: { labels: { 'node-role.kubernetes.io/control-plane': '' } } }, MERGE);
+    assert.equal(role.status, 403);
+    assert.equal(role.body.message, 'nodes "n1" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/control-plane');
+    const taint = await call(n1, 'PATCH', '/api/v1/nodes/n1', { spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } }, MERGE);
+    assert.equal(taint.status, 403);
+    assert.equal(taint.body.message, 'nodes "n1" is forbidden: node "n1" is not allowed to modify taints');
+    const setRole = await call(await identity('system:node:n3', ['system:nodes']), 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n3', labels: { 'node-restriction.kubernetes.io/x': 'y' } } });
+    assert.equal(setRole.status, 403);
+    assert.equal(setRole.body.message, 'nodes "n3" is forbidden: node "n3" is not allowed to set the following labels: node-restriction.kubernetes.io/x');
+
+    // Reads of every node and watches are allowed; deleting is not a node's to do; Events may be recorded.
+    assert.equal((await call(n1, 'GET', '/api/v1/nodes')).status, 200);
+    assert.equal((await call(n1, 'GET', '/api/v1/nodes/n2')).status, 200);
+    const del = await call(n1, 'DELETE', '/api/v1/nodes/n1');
+    assert.equal(del.status, 403);
+    assert.match(del.body.message, /^nodes "n1" is forbidden: User "system:node:n1" cannot delete resource "nodes" in API group "" at the cluster scope/);
+    const ev = await call(n1, 'POST', '/api/v1/namespaces/default/events', {
+      apiVersion: 'v1', kind: 'Event', metadata: { name: 'n1.started' }, involvedObject: { kind: 'Node', name: 'n1' }, reason: 'Starting', message: 'Starting corelet.', type: 'Normal', source: { component: 'corelet', host: 'n1' },
+    });
+    assert.equal(ev.status, 201, JSON.stringify(ev.body));
+  });
+
+  it('a user outside system:nodes, or named as a node without the group, gets nothing from the Node authorizer', async () => {
+    const fake = await identity('system:node:n1', ['team']);
+    assert.equal((await call(fake, 'GET', '/api/v1/nodes')).status, 403);
+    const bare = await identity('system:node:', ['system:nodes']);
+    const r = await call(bare, 'GET', '/api/v1/nodes');
+    assert.equal(r.status, 403);
+    assert.match(r.body.message, /unknown node for user "system:node:"/);
   });
 });

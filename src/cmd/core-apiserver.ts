@@ -41,6 +41,7 @@ import { GroupStorages } from './group-storage.ts';
 import type { EtcdClusters } from './etcd-storage.ts';
 import { startRbac } from './rbac.ts';
 import { registerNodes } from '../registry/nodes/storage.ts';
+import { NodeRestrictionPlugin } from '../registry/nodes/restriction.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { APIServer } from '../server/server.ts';
@@ -327,7 +328,7 @@ export async function run(argv: string[]): Promise<number> {
   const ruleResolver = configured;
   // RBAC escalation prevention is always on (upstream runs it in RBAC's REST strategy); the named plugins are what
   // --enable-admission-plugins and --admission-control-config-file choose. A bad configuration stops the start here.
-  const admission = buildAdmissionChain(opts, [rbac.escalation(() => authorizer)], recording ? new AdmissionMetrics(metrics) : undefined);
+  const admission = buildAdmissionChain(opts, [rbac.escalation(() => authorizer), new NodeRestrictionPlugin()], recording ? new AdmissionMetrics(metrics) : undefined);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
