@@ -1,12 +1,14 @@
 /**
  * End-to-end Nodes (core/v1): kubectl creates, lists (Table, -o wide), reads and watches Nodes; the status
  * subresource writes status only and the main resource never does; validation answers with upstream's texts;
- * discovery lists nodes, nodes/status; a node identity (Node authorizer, NodeRestriction) writes only its own Node.
+ * discovery lists nodes, nodes/proxy, nodes/status; the node proxy reaches a node agent over TLS; a node identity (Node authorizer, NodeRestriction) writes only its own Node.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
+import { networkInterfaces } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parse as parseYAML } from 'yaml';
 import { importSigningKey, issueCertificate } from '../src/cmd/x509gen.ts';
@@ -245,5 +247,81 @@ describe('node identity (Node authorizer and NodeRestriction)', () => {
     const r = await call(bare, 'GET', '/api/v1/nodes');
     assert.equal(r.status, 403);
     assert.match(r.body.message, /unknown node for user "system:node:"/);
+  });
+});
+
+/** A non-loopback address of this machine: upstream never proxies to loopback or link-local addresses. */
+function externalIPv4(): string | undefined {
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  return undefined;
+}
+
+describe('node proxy', () => {
+  const ip = externalIPv4();
+  let agent: https.Server;
+  let port = 0;
+  const seen: { path: string; cn: string; method: string }[] = [];
+  before(async () => {
+    if (!ip) return;
+    // The node agent: a serving certificate from the server's CA, and the API server's client certificate required.
+    const caPem = readFileSync(join(s.dataDir, 'pki/ca.crt'), 'utf8');
+    const caKey = await importSigningKey(readFileSync(join(s.dataDir, 'pki/ca.key'), 'utf8'));
+    const c = await issueCertificate({ subject: [{ CN: ['system:node:p1'] }], validDays: 1, serverAuth: true, hosts: [ip] }, { certPem: caPem, key: caKey });
+    agent = https.createServer({ cert: c.certPem, key: c.key.pem, ca: caPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
+      const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
+      seen.push({ path: req.url ?? '', cn: String(peer.subject?.CN ?? ''), method: req.method ?? '' });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ node: { nodeName: 'p1' }, path: req.url }));
+    });
+    await new Promise<void>((r) => agent.listen(0, ip, r));
+    port = (agent.address() as AddressInfo).port;
+    const node = (name: string, address: string, p: number) => ({
+      apiVersion: 'v1', kind: 'Node', metadata: { name },
+      status: { addresses: [{ type: 'InternalIP', address }], daemonEndpoints: { kubeletEndpoint: { Port: p } } },
+    });
+    for (const n of [node('p1', ip, port), node('p-down', ip, 1), node('p-local', '127.0.0.1', port), { apiVersion: 'v1', kind: 'Node', metadata: { name: 'p-noaddr' } }]) {
+      assert.equal((await s.request('POST', '/api/v1/nodes', n)).status, 201);
+    }
+  });
+  after(() => agent?.close());
+
+  it('kubectl get --raw reaches the node agent with the server client certificate', { skip: !ip && 'no non-loopback IPv4 address' }, async () => {
+    for (const version of ['1.27', '1.33']) {
+      const r = await s.kubectl(['get', '--raw', '/api/v1/nodes/p1/proxy/stats/summary?only_cpu_and_memory=true'], { version });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), { node: { nodeName: 'p1' }, path: '/stats/summary?only_cpu_and_memory=true' });
+    }
+    assert.equal(seen.at(-1)!.cn, 'admin');
+    // `name:port` of the agent's own port is the same location.
+    const p = await s.request('POST', `/api/v1/nodes/p1:${port}/proxy/run`, '{}', { 'content-type': 'application/json' });
+    assert.equal(p.status, 200, p.body);
+    assert.deepEqual(seen.at(-1), { path: '/run', cn: 'admin', method: 'POST' });
+  });
+
+  it('answers with upstream Status errors', { skip: !ip && 'no non-loopback IPv4 address' }, async () => {
+    const missing = await s.request('GET', '/api/v1/nodes/nope/proxy/healthz');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json().message, 'nodes "nope" not found');
+    const down = await s.kubectl(['get', '--raw', '/api/v1/nodes/p-down/proxy/healthz']);
+    assert.notEqual(down.code, 0);
+    assert.match(down.stderr, new RegExp(`Error from server \\(ServiceUnavailable\\): error trying to reach service: dial tcp ${ip!.replace(/\./g, '\\.')}:1: connect: connection refused`));
+    const local = await s.request('GET', '/api/v1/nodes/p-local/proxy/healthz');
+    assert.equal(local.status, 400);
+    assert.equal(local.json().message, 'address not allowed');
+    const none = await s.request('GET', '/api/v1/nodes/p-noaddr/proxy/healthz');
+    assert.equal(none.status, 500);
+    assert.equal(none.json().message, 'no preferred addresses found; known addresses: []');
+    const bad = await s.request('GET', '/api/v1/nodes/a:b:c:d/proxy/healthz');
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json().message, 'invalid node request "a:b:c:d"');
+  });
+
+  it('is authorized as nodes/proxy', { skip: !ip && 'no non-loopback IPv4 address' }, async () => {
+    const user = await identity('carol', ['team']);
+    const r = await call(user, 'GET', '/api/v1/nodes/p1/proxy/stats/summary');
+    assert.equal(r.status, 403);
+    assert.equal(r.body.message, 'nodes "p1" is forbidden: User "carol" cannot get resource "nodes/proxy" in API group "" at the cluster scope');
+    const d = (await s.request('GET', '/api/v1')).json().resources.find((x: any) => x.name === 'nodes/proxy');
+    assert.deepEqual(d, { name: 'nodes/proxy', singularName: '', namespaced: false, kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] });
   });
 });

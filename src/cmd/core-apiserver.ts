@@ -42,6 +42,7 @@ import type { EtcdClusters } from './etcd-storage.ts';
 import { startRbac } from './rbac.ts';
 import { registerNodes } from '../registry/nodes/storage.ts';
 import { NodeRestrictionPlugin } from '../registry/nodes/restriction.ts';
+import { nodeProxyConnecter, nodeProxyTLS } from './node-proxy.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { APIServer } from '../server/server.ts';
@@ -250,6 +251,7 @@ export async function run(argv: string[]): Promise<number> {
     ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
   });
   groupKeyOwners.set(nodes.nodes.store.prefix(''), { group: '', resource: 'nodes', type: 'Node' });
+  nodes.nodes.scope.connect = { proxy: nodeProxyConnecter(nodes.nodes.store, opts.kubelet, nodeProxyTLS(opts.kubelet, tls.kubeconfig)) };
   if (recording) watchSettings.metrics = new WatchMetrics(metrics);
   for (const r of Object.values(rbac.resources)) groupKeyOwners.set(r.store.prefix(''), { group: r.scope.group, resource: r.scope.resource, type: r.scope.kind });
   const sizes = etcd ? etcd.sizeSources() : [{ storage: backend as SqliteStorage, endpoint: dbPath }, ...groupStorages.all().map((g) => ({ storage: g.backend as SqliteStorage, endpoint: g.path }))];
