@@ -5,25 +5,12 @@
  * what is left is upstream's fallback: the static node rules (bootstrappolicy NodeRules) for the resources served
  * here. Which Node object a node may write is NodeRestriction's business (src/admission/plugin/noderestriction).
  */
-import type { PolicyRule } from '../../apis/rbac/v1/types.ts';
 import { ruleAllows } from '../../apis/rbac/v1/evaluation.ts';
 import type { UserInfo } from '../authenticator/user.ts';
-import { nodeIdentity } from '../../apis/core/v1/node-identity.ts';
+import { NODE_RULES, nodeIdentity } from '../../apis/core/v1/node-identity.ts';
 import { goQuote } from '../../util/goquote.ts';
 import { type Attributes, type AuthorizationResult, type Authorizer, ALLOW, NO_OPINION } from './interface.ts';
 import type { RuleResolver, RulesResult } from './rules.ts';
-
-/** Upstream's NodeRules, narrowed to what this server serves (Events also in events.cluster.io, its events group). */
-export const NODE_RULES: readonly PolicyRule[] = Object.freeze([
-  // API access checks (non-mutating creates).
-  { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'] },
-  { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews', 'localsubjectaccessreviews'] },
-  // A node registers its Node and reports status; NodeRestriction limits it to its own object.
-  { verbs: ['create', 'get', 'list', 'watch'], apiGroups: [''], resources: ['nodes'] },
-  { verbs: ['update', 'patch'], apiGroups: [''], resources: ['nodes/status'] },
-  { verbs: ['update', 'patch'], apiGroups: [''], resources: ['nodes'] },
-  { verbs: ['create', 'update', 'patch'], apiGroups: ['', 'events.cluster.io'], resources: ['events'] },
-]);
 
 export class NodeAuthorizer implements Authorizer, RuleResolver {
   authorize(a: Attributes): AuthorizationResult {
