@@ -33,7 +33,7 @@ function splitSchemeNamePort(id: string): { scheme: string; name: string; port: 
   else if (parts.length === 3) [scheme, name, port] = parts as [string, string, string];
   else return undefined;
   if (!name || (scheme !== '' && scheme !== 'http' && scheme !== 'https')) return undefined;
-  // A port given as a number must be one; upstream accepts a named port syntactically, the dial then fails.
+  // The port is taken as given (upstream checks only the shape); a port nothing listens on fails at the dial.
   return { scheme, name, port };
 }
 
