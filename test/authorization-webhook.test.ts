@@ -351,9 +351,9 @@ describe('start-up errors', () => {
   it('refuses Webhook mode without its file, the file without the mode, and unknown modes', () => {
     assert.match(start('--authorization-mode=Webhook').stderr, /^Error: authorization-mode Webhook's authorization config file not passed$/m);
     assert.match(start(`--authorization-webhook-config-file=${join(dir, 'open.kubeconfig')}`).stderr, /^Error: cannot specify --authorization-webhook-config-file without mode Webhook$/m);
-    const r = start('--authorization-mode=RBAC,Node');
+    const r = start('--authorization-mode=RBAC,ABAC');
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /^Error: authorization-mode "Node" is not a valid mode$/m);
+    assert.match(r.stderr, /^Error: authorization-mode "ABAC" is not a valid mode$/m);
   });
 
   it('names the field of an invalid configuration', () => {

@@ -25,6 +25,6 @@ test('authorization flags: upstream\'s checks and texts', () => {
   refused(['--authorization-policy-file=/p'], 'cannot specify --authorization-policy-file without mode ABAC');
   refused(['--authorization-mode=RBAC,AlwaysAllow,RBAC'], 'authorization-mode ["RBAC" "AlwaysAllow" "RBAC"] has mode specified more than once');
   refused(['--authorization-mode=Webhook', '--authorization-webhook-config-file=/k', '--authorization-webhook-version=v2'], 'unsupported webhook authorizer version "v2", supported versions are "v1", "v1beta1"');
-  refused(['--authorization-mode=Node,Webhook'], '[authorization-mode "Node" is not a valid mode, authorization-mode Webhook\'s authorization config file not passed]');
+  refused(['--authorization-mode=ABAC,Webhook'], '[authorization-mode "ABAC" is not a valid mode, authorization-mode Webhook\'s authorization config file not passed]');
   assert.equal(parseFlags(['--authorization-config=/a.yaml']).authorization.config, '/a.yaml');
 });

@@ -8,8 +8,8 @@ import { readGoCSV } from '../util/gocsv.ts';
 import { goQuote } from '../util/goquote.ts';
 import type { Flag, FlagSet } from './flagset.ts';
 
-/** The modes this server builds (upstream also has ABAC and Node, which need sources this server does not have). */
-export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Webhook'] as const;
+/** The modes this server builds (upstream also has ABAC, which needs a policy file this server does not read). */
+export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'] as const;
 export const DEFAULT_AUTHORIZATION_MODES = ['RBAC'];
 const WEBHOOK_VERSIONS = ['v1', 'v1beta1'];
 

@@ -15,6 +15,7 @@ import { basename, dirname } from 'node:path';
 import { alwaysAllow, alwaysDeny } from '../auth/authorizer/always.ts';
 import type { Attributes, AuthorizationResult, Authorizer } from '../auth/authorizer/interface.ts';
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
+import { NodeAuthorizer } from '../auth/authorizer/node.ts';
 import { ALWAYS_ALLOW_RULES, ALWAYS_DENY_RULES, type RuleResolver, type RulesResult, UnionRuleResolver, unsupportedRuleResolver } from '../auth/authorizer/rules.ts';
 import type { UserInfo } from '../auth/authenticator/user.ts';
 import type { Backoff } from '../auth/authorizer/webhook/client.ts';
@@ -27,6 +28,7 @@ import {
   FAILURE_POLICY_NO_OPINION,
   TYPE_ALWAYS_ALLOW,
   TYPE_ALWAYS_DENY,
+  TYPE_NODE,
   TYPE_RBAC,
   TYPE_WEBHOOK,
 } from '../config/authorization-types.ts';
@@ -112,6 +114,13 @@ function buildChain(compiled: CompiledAuthorizationConfiguration, deps: Authoriz
           a = alwaysDeny;
           resolvers.push(ALWAYS_DENY_RULES);
           break;
+        case TYPE_NODE: {
+          // Stateless: the node rules and the user's node identity decide.
+          const n = new NodeAuthorizer();
+          a = n;
+          resolvers.push(n);
+          break;
+        }
         case TYPE_RBAC:
           a = deps.rbac;
           resolvers.push(deps.rbac);

@@ -40,6 +40,9 @@ import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
 import type { EtcdClusters } from './etcd-storage.ts';
 import { startRbac } from './rbac.ts';
+import { registerNodes } from '../registry/nodes/storage.ts';
+import { NodeRestrictionPlugin } from '../registry/nodes/restriction.ts';
+import { nodeProxyConnecter, nodeProxyTLS } from './node-proxy.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { APIServer } from '../server/server.ts';
@@ -239,12 +242,22 @@ export async function run(argv: string[]): Promise<number> {
     onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
     ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
   });
+  // core/v1 Nodes: the core group's own database (core.db), like RBAC's.
+  const coreStorage = groupStorages.forGroup('');
+  const nodes = await registerNodes({
+    storage: coreStorage.storage,
+    scheme: coreStorage.scheme,
+    onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
+    ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
+  });
+  groupKeyOwners.set(nodes.nodes.store.prefix(''), { group: '', resource: 'nodes', type: 'Node' });
+  nodes.nodes.scope.connect = { proxy: nodeProxyConnecter(nodes.nodes.store, opts.kubelet, nodeProxyTLS(opts.kubelet, tls.kubeconfig)) };
   if (recording) watchSettings.metrics = new WatchMetrics(metrics);
   for (const r of Object.values(rbac.resources)) groupKeyOwners.set(r.store.prefix(''), { group: r.scope.group, resource: r.scope.resource, type: r.scope.kind });
   const sizes = etcd ? etcd.sizeSources() : [{ storage: backend as SqliteStorage, endpoint: dbPath }, ...groupStorages.all().map((g) => ({ storage: g.backend as SqliteStorage, endpoint: g.path }))];
   registerStorageSize(metrics, sizes[0]!.storage, sizes[0]!.endpoint, ...sizes.slice(1));
   // etcd: upstream's compactor per cluster; SQLite: history kept for the event TTL.
-  const compactors = etcd ? etcd.startCompactors() : [storage, rbacStorage.storage].map((s) => startCompactor(s, { retentionMs: Math.max(opts.eventTtlMs, 75_000) }));
+  const compactors = etcd ? etcd.startCompactors() : [storage, rbacStorage.storage, coreStorage.storage].map((s) => startCompactor(s, { retentionMs: Math.max(opts.eventTtlMs, 75_000) }));
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
   // Loaded before serving: a bad file stops the start with upstream's message.
@@ -270,6 +283,7 @@ export async function run(argv: string[]): Promise<number> {
     coreEvents.scope,
     ...registerSelfSubjectReviews(),
     ...rbac.scopes,
+    nodes.nodes.scope,
     ...registerAccessReviews({ authorizer: () => authorizer, ruleResolver: () => ruleResolver }),
   ];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
@@ -279,6 +293,7 @@ export async function run(argv: string[]): Promise<number> {
   registerObjectCounts(metrics, [
     ...[events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher, ...polled(backend, `${EVENTS_KEY_ROOT}/`) })),
     ...Object.values(rbac.resources).map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher, ...polled(rbacStorage.backend, r.store.prefix('')) })),
+    { group: '', resource: 'nodes', cacher: nodes.nodes.cacher, ...polled(coreStorage.backend, nodes.nodes.store.prefix('')) },
   ]);
   if (etcd) etcd.onLeaseRetired = registerLeaseObjectCounts(metrics);
   const authenticationMetrics = new AuthenticationMetrics(metrics);
@@ -315,7 +330,7 @@ export async function run(argv: string[]): Promise<number> {
   const ruleResolver = configured;
   // RBAC escalation prevention is always on (upstream runs it in RBAC's REST strategy); the named plugins are what
   // --enable-admission-plugins and --admission-control-config-file choose. A bad configuration stops the start here.
-  const admission = buildAdmissionChain(opts, [rbac.escalation(() => authorizer)], recording ? new AdmissionMetrics(metrics) : undefined);
+  const admission = buildAdmissionChain(opts, [rbac.escalation(() => authorizer), new NodeRestrictionPlugin()], recording ? new AdmissionMetrics(metrics) : undefined);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -370,6 +385,7 @@ export async function run(argv: string[]): Promise<number> {
       stopProcessMetrics();
       events.cacher.stop();
       rbac.stop();
+      nodes.nodes.cacher.stop();
       await storage.close();
       await groupStorages.close();
       etcd?.close();

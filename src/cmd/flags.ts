@@ -30,6 +30,8 @@ export interface ServerOptions {
   tlsCertFile: string;
   tlsPrivateKeyFile: string;
   clientCaFile: string;
+  /** `--kubelet-*`: how the node proxy reaches node agents ('' files: the generated PKI's CA and admin certificate). */
+  kubelet: { clientCertificate: string; clientKey: string; certificateAuthority: string; preferredAddressTypes: string[] };
   /** `--authentication-config`: an AuthenticationConfiguration file ('' = none). */
   authenticationConfig: string;
   /** `--anonymous-auth` (default true). */
@@ -222,6 +224,10 @@ function newServerFlagSet() {
       format: formatStringToString,
     }),
     allowMetricLabelsManifest: fs.string('allow-metric-labels-manifest', '', 'The path to the manifest file that contains the allow-list mapping. The format of the file is the same as the flag --allow-metric-labels. Note that the flag --allow-metric-labels will override the manifest file.', { section: 'Metrics' }),
+    kubeletClientCertificate: fs.string('kubelet-client-certificate', '', 'Path to a client cert file for TLS.', { section: 'Misc' }),
+    kubeletClientKey: fs.string('kubelet-client-key', '', 'Path to a client key file for TLS.', { section: 'Misc' }),
+    kubeletCertificateAuthority: fs.string('kubelet-certificate-authority', '', 'Path to a cert file for the certificate authority.', { section: 'Misc' }),
+    kubeletPreferredAddressTypes: stringSlice(fs, 'kubelet-preferred-address-types', 'List of the preferred NodeAddressTypes to use for kubelet connections.', 'Misc', ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP']),
     eventTtl: fs.duration('event-ttl', 3_600_000, 'Amount of time to retain events.', { section: 'Misc' }),
     verbosity: fs.level('v', 0, 'number for the log level verbosity', { section: 'Logs', shorthand: 'v' }),
     tracingConfigFile: fs.string('tracing-config-file', '', 'File with apiserver tracing configuration.', { section: 'Traces' }),
@@ -250,6 +256,12 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     tlsCertFile: flags.tlsCertFile.value,
     tlsPrivateKeyFile: flags.tlsPrivateKeyFile.value,
     clientCaFile: flags.clientCaFile.value,
+    kubelet: {
+      clientCertificate: flags.kubeletClientCertificate.value,
+      clientKey: flags.kubeletClientKey.value,
+      certificateAuthority: flags.kubeletCertificateAuthority.value,
+      preferredAddressTypes: [...flags.kubeletPreferredAddressTypes.value],
+    },
     authenticationConfig: flags.authenticationConfig.value,
     anonymousAuth: flags.anonymousAuth.value,
     anonymousAuthSet: flags.anonymousAuth.changed,

@@ -43,7 +43,8 @@ export class GroupStorages {
       const { backend, path } = this.#open
         ? this.#open(group, scheme)
         : (() => {
-            const path = join(this.#dataDir, `${group}.db`);
+            // The core group ("") is named `core`: `.db` would be a hidden file.
+            const path = join(this.#dataDir, `${group || 'core'}.db`);
             return { path, backend: openSqliteStorage({ path, codec: scheme, synchronous: this.#synchronous }) };
           })();
       g = { group, path, scheme, backend, storage: this.#wrap(backend) };

@@ -13,11 +13,12 @@ export const TYPE_WEBHOOK = 'Webhook';
 export const TYPE_RBAC = 'RBAC';
 export const TYPE_ALWAYS_ALLOW = 'AlwaysAllow';
 export const TYPE_ALWAYS_DENY = 'AlwaysDeny';
+export const TYPE_NODE = 'Node';
 /**
- * The types this server builds. Upstream's kube-apiserver also knows Node and ABAC; neither has a source here
- * (no nodes, no policy file), so they are refused as unknown rather than accepted and left out.
+ * The types this server builds, sorted as upstream lists them. Upstream's kube-apiserver also knows ABAC; it has no
+ * source here (no policy file), so it is refused as unknown rather than accepted and left out.
  */
-export const KNOWN_TYPES = [TYPE_ALWAYS_ALLOW, TYPE_ALWAYS_DENY, TYPE_RBAC, TYPE_WEBHOOK] as const;
+export const KNOWN_TYPES = [TYPE_ALWAYS_ALLOW, TYPE_ALWAYS_DENY, TYPE_NODE, TYPE_RBAC, TYPE_WEBHOOK] as const;
 /** Only webhooks may appear more than once (each is a different server). */
 export const REPEATABLE_TYPES = [TYPE_WEBHOOK] as const;
 

@@ -77,7 +77,7 @@ test('an empty file, or one without authorizers, is refused by validation', () =
 
 test('authorizer types, names and the webhook field, with upstream\'s paths and texts', () => {
   assert.equal(errorOf(`${HEAD}authorizers:\n- {name: x}\n`), 'authorizers[0].type: Required value');
-  assert.equal(errorOf(`${HEAD}authorizers:\n- {type: Node, name: node}\n`), 'authorizers[0].type: Unsupported value: "Node": supported values: "AlwaysAllow", "AlwaysDeny", "RBAC", "Webhook"');
+  assert.equal(errorOf(`${HEAD}authorizers:\n- {type: ABAC, name: abac}\n`), 'authorizers[0].type: Unsupported value: "ABAC": supported values: "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"');
   assert.equal(errorOf(`${HEAD}authorizers:\n- {type: RBAC, name: rbac}\n- {type: RBAC, name: rbac2}\n`), 'authorizers[1].type: Duplicate value: "RBAC"');
   assert.equal(errorOf(`${HEAD}authorizers:\n- {type: RBAC}\n`), 'authorizers[0].name: Required value');
   assert.equal(errorOf(`${HEAD}authorizers:\n${webhook({}, 'w')}${webhook({}, 'w')}`), 'authorizers[1].name: Duplicate value: "w"');

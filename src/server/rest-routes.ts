@@ -19,8 +19,26 @@ export function findScope(scopes: ResourceScope[], ri: RequestInfo): ResourceSco
 }
 
 export async function serveResource(ctx: RequestContext): Promise<void> {
-  const { info, req } = ctx;
-  if (info.subresource) throw newNotFoundPath();
+  const { info } = ctx;
+  const connecter = info.subresource ? ctx.scope.connect?.[info.subresource] : undefined;
+  if (connecter) {
+    // `/<resource>/<name>/<subresource>[/<path>]`: the path after the subresource goes to the object as is.
+    const method = (ctx.req.method ?? 'GET').toLowerCase();
+    if (!['get', 'post', 'put', 'patch', 'delete', 'head', 'options'].includes(method)) throw newMethodNotAllowed();
+    let rest = info.parts.length > 3 ? `/${info.parts.slice(3).join('/')}` : '';
+    if (info.path.endsWith('/') && !rest.endsWith('/')) rest += '/';
+    const raw = ctx.req.url ?? '';
+    const q = raw.indexOf('?');
+    return connecter.connect(ctx.req, ctx.res, info.parts[1]!, rest, q < 0 ? '' : raw.slice(q + 1));
+  }
+  if (info.subresource) {
+    // A subresource has routes only on a named object, for the verbs its store serves (status: get, update, patch).
+    const sub = ctx.scope.subresources?.[info.subresource];
+    if (!sub || info.parts.length !== 3) throw newNotFoundPath();
+    // The handlers see the subresource's scope; info keeps the subresource for admission and audit.
+    ctx = { ...ctx, scope: sub };
+  }
+  const { req } = ctx;
   const method = req.method ?? 'GET';
   const namespaced = info.namespace !== '';
   const watchPath = /^\/apis?\/(?:[^/]+\/)?[^/]+\/watch\//.test(info.path);

@@ -26,6 +26,8 @@ export interface FieldManagerOptions {
   rootDef: string;
   /** The group/version entries are recorded in, e.g. `events.cluster.io/v1`. */
   apiVersion: string;
+  /** The subresource writes go through (`status`): recorded in each entry, as upstream separates their owners. */
+  subresource?: string;
 }
 
 export const BEFORE_FIRST_APPLY = 'before-first-apply';
@@ -45,6 +47,7 @@ export class FieldManager {
   private readonly defs: Definitions;
   private readonly rootDef: string;
   private readonly apiVersion: string;
+  private readonly subresource: { subresource?: string };
   private readonly type: MapNode;
   /** What a create is compared with: the empty object in canonical form. */
   private readonly emptyObject: Obj;
@@ -55,6 +58,7 @@ export class FieldManager {
     this.defs = opts.defs;
     this.rootDef = opts.rootDef;
     this.apiVersion = opts.apiVersion;
+    this.subresource = opts.subresource ? { subresource: opts.subresource } : {};
     this.type = typeOf(opts.defs, opts.rootDef);
     this.emptyObject = convertValue({}, opts.defs, opts.rootDef).object;
   }
@@ -92,7 +96,7 @@ export class FieldManager {
       }
     }
     try {
-      const id = managerIdentity({ manager: manager || 'unknown', operation: 'Update', apiVersion: this.apiVersion });
+      const id = managerIdentity({ manager: manager || 'unknown', operation: 'Update', apiVersion: this.apiVersion, ...this.subresource });
       this.recordUpdate(this.view(live), nextV, managed, id, now);
     } catch (e) {
       if (!(e instanceof TypedError)) throw e;
@@ -154,7 +158,7 @@ export class FieldManager {
     }
     // The caller checked apiVersion/kind against the endpoint; a stored object need not carry them.
     const liveV = live === null ? this.emptyObject : withTypeMeta(this.view(live), config);
-    const id = managerIdentity({ manager: manager || 'unknown', operation: 'Apply', apiVersion: this.apiVersion });
+    const id = managerIdentity({ manager: manager || 'unknown', operation: 'Apply', apiVersion: this.apiVersion, ...this.subresource });
     let result: { object: unknown; managed: Managed };
     try {
       try {

@@ -177,6 +177,18 @@ export function registerView<T extends KubeObject>(def: ResourceDefinition<T>, v
   return r;
 }
 
+/**
+ * A subresource of `of` (upstream's StatusREST): the same objects, key root and watch cache, its own strategy and
+ * verbs. It is reached through `of`'s scope (`subresources`), never routed or listed on its own.
+ */
+export function registerSubresource<T extends KubeObject>(def: ResourceDefinition<T>, name: string, of: Registered<T>): Registered<T> {
+  const labels = (def.selectableFields ?? defaultSelectableFields<T>(def.strategy.namespaceScoped)).labels;
+  const keyRoot = of.store.prefix('').slice(0, -1);
+  const r = build(def, labels, of.attrs, keyRoot, of.cacher, undefined, undefined, name);
+  of.scope.subresources = { ...of.scope.subresources, [name]: r.scope as unknown as ResourceScope };
+  return r;
+}
+
 function build<T extends KubeObject>(
   def: ResourceDefinition<T>,
   labels: ReadonlySet<string>,
@@ -185,6 +197,7 @@ function build<T extends KubeObject>(
   cacher: Cacher,
   viewOf: ResourceScope | undefined,
   now?: () => number,
+  subresource?: string,
 ): Registered<T> {
   const groupVersion = def.group ? `${def.group}/${def.version}` : def.version;
   const codec = viewOf ? (viewOf.codec as Codec & { decode(value: Buffer): T }) : def.codec;
@@ -200,7 +213,7 @@ function build<T extends KubeObject>(
     ...(now ? { now } : {}),
     // A view records no managedFields for its non-apply writes: its objects are stored in the viewed version, whose
     // field paths its own schema does not describe.
-    ...(def.managedFields !== false && !viewOf ? { fieldManager: new FieldManager({ defs: def.defs, rootDef: def.definition, apiVersion: groupVersion }) } : {}),
+    ...(def.managedFields !== false && !viewOf ? { fieldManager: new FieldManager({ defs: def.defs, rootDef: def.definition, apiVersion: groupVersion, ...(subresource ? { subresource } : {}) }) } : {}),
   });
   const table = (def.table ?? DEFAULT_TABLE_CONVERTOR) as TableConvertor<T>;
   const info = resourceInfoOf(def);

@@ -7,6 +7,7 @@
  */
 import type { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from '../../apis/rbac/v1/types.ts';
 import { AUTOUPDATE_ANNOTATION, GROUP, GROUP_KIND, GROUP_VERSION } from '../../apis/rbac/v1/types.ts';
+import { NODE_RULES } from '../../apis/core/v1/node-identity.ts';
 
 const READ = ['get', 'list', 'watch'];
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
@@ -84,6 +85,9 @@ export const BOOTSTRAP_CLUSTER_ROLES: ClusterRole[] = [
   clusterRole('system:aggregate-to-view', [{ verbs: READ, apiGroups: EVENT_GROUPS, resources: ['events'] }], { labels: { [AGGREGATE_TO('view')]: 'true' } }),
   // Everything but reading, which view grants: a team bound to view (or edit) and this one owns its namespace's Events.
   clusterRole('system:event-writer', [{ verbs: WRITE, apiGroups: EVENT_GROUPS, resources: ['events'] }]),
+  // The Node authorizer's rules as a role, bound to nobody by default (upstream since 1.8): the Node authorizer is
+  // what lets nodes in; binding this role gives the same rules through RBAC (NodeRestriction still limits nodes).
+  clusterRole('system:node', NODE_RULES.map((r) => ({ ...r, verbs: [...r.verbs], apiGroups: [...(r.apiGroups ?? [])], resources: [...(r.resources ?? [])] }))),
 ];
 
 export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: ClusterRoleBinding[] = [

@@ -18,6 +18,8 @@ export interface APIResourceInfo {
    * pass '' for resources that are not stored (it is then left out).
    */
   storageVersionHash?: string;
+  /** Subresources (`status`), listed as `<resource>/<name>` entries (legacy) or under the resource (aggregated). */
+  subresources?: { name: string; kind: string; verbs: string[] }[];
 }
 
 /** Base64 of the first 8 bytes of SHA-256 of `<group>/<version>/<kind>` (kube's storage version hash). */

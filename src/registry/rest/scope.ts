@@ -56,6 +56,21 @@ export interface ResourceScope<T extends KubeObject = KubeObject> {
    * `involvedObject.name` → `regarding.name`), so selectors of every view filter the same cached attributes.
    */
   fieldLabelMap?: ReadonlyMap<string, string>;
+  /**
+   * Subresources served at `{name}/<subresource>` with their own strategy and verbs (Node `status`), listed in
+   * discovery as `<resource>/<subresource>`; absent: every subresource path is 404.
+   */
+  subresources?: Record<string, ResourceScope>;
+  /** Connect subresources (Node `proxy`): the request is handed over whole, with the path after the subresource. */
+  connect?: Record<string, Connecter>;
+}
+
+/** A connect subresource (upstream rest.Connecter): serves the raw request for the object `name`. */
+export interface Connecter {
+  /** Discovery's kind for it (upstream: the options kind, `NodeProxyOptions`). */
+  kind: string;
+  verbs: string[];
+  connect(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, name: string, path: string, rawQuery: string): Promise<void>;
 }
 
 export interface ViewConversion {
@@ -109,5 +124,13 @@ export function resourceInfo(scope: ResourceScope): APIResourceInfo {
     shortNames: scope.shortNames,
     ...(scope.categories.length ? { categories: scope.categories } : {}),
     ...(scope.storageVersionHash !== undefined ? { storageVersionHash: scope.storageVersionHash } : {}),
+    ...(scope.subresources || scope.connect
+      ? {
+          subresources: [
+            ...Object.entries(scope.connect ?? {}).map(([name, c]) => ({ name, kind: c.kind, verbs: c.verbs })),
+            ...Object.entries(scope.subresources ?? {}).map(([name, s]) => ({ name, kind: s.kind, verbs: s.verbs })),
+          ],
+        }
+      : {}),
   };
 }

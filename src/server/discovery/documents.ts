@@ -54,18 +54,22 @@ export function apiResourceList(groupVersion: string, resources: APIResourceInfo
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion,
-    resources: resources.map((r) => {
+    resources: resources.flatMap((r) => {
       const hash = hashFor(r);
-      return {
-        name: r.resource,
-        singularName: r.singular,
-        namespaced: r.namespaced,
-        kind: r.kind,
-        verbs: r.verbs,
-        ...(r.shortNames.length > 0 ? { shortNames: r.shortNames } : {}),
-        ...(r.categories && r.categories.length > 0 ? { categories: r.categories } : {}),
-        ...(hash ? { storageVersionHash: hash } : {}),
-      };
+      return [
+        {
+          name: r.resource,
+          singularName: r.singular,
+          namespaced: r.namespaced,
+          kind: r.kind,
+          verbs: r.verbs,
+          ...(r.shortNames.length > 0 ? { shortNames: r.shortNames } : {}),
+          ...(r.categories && r.categories.length > 0 ? { categories: r.categories } : {}),
+          ...(hash ? { storageVersionHash: hash } : {}),
+        },
+        // Subresources follow their resource with an empty singular name, as upstream lists `nodes/status`.
+        ...(r.subresources ?? []).map((s) => ({ name: `${r.resource}/${s.name}`, singularName: '', namespaced: r.namespaced, kind: s.kind, verbs: s.verbs })),
+      ];
     }),
   };
 }
@@ -91,6 +95,9 @@ export function aggregatedDiscovery(version: AggregatedVersion, groups: Aggregat
           verbs: r.verbs,
           ...(r.shortNames.length > 0 ? { shortNames: r.shortNames } : {}),
           ...(r.categories && r.categories.length > 0 ? { categories: r.categories } : {}),
+          ...(r.subresources?.length
+            ? { subresources: r.subresources.map((s) => ({ subresource: s.name, responseKind: { group: '', version: '', kind: s.kind }, verbs: s.verbs })) }
+            : {}),
         })),
         freshness: 'Current',
       })),
