@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { h2Request, startApiServer, type RunningServer } from '../lib/apiserver.ts';
 import type { BenchConfig } from '../lib/config.ts';
+import { API_PREFIX, eventBody } from '../lib/event.ts';
 import { alternateBalanced, measure } from '../lib/measure.ts';
 import { newSection, type Section } from '../lib/report.ts';
 import { fmt, fmtSpread, judge, spread } from '../lib/stats.ts';
@@ -46,8 +47,14 @@ export async function runRbacCost(cfg: BenchConfig, log: (m: string) => void): P
     // The binding reaches the authorizer through RBAC's watch cache: wait until the team user is allowed.
     const probeCreds = { ca: server.creds.ca, cert: '', key: '' };
     for (let i = 0; ; i++) {
-      const p = await h2Request(server.origin, 'GET', `/apis/events.cluster.io/v1/namespaces/${NAMESPACE}/events?limit=1`, { creds: probeCreds, headers: { authorization: `Bearer ${team}` } });
-      if (p.status !== 403) break;
+      // A dry-run create: the role grants writes only, and a dry run stores nothing.
+      const p = await h2Request(server.origin, 'POST', `${API_PREFIX}/namespaces/${NAMESPACE}/events?dryRun=All`, {
+        creds: probeCreds,
+        body: eventBody({ namespace: NAMESPACE, namePrefix: 'probe-', size: 700 }, i),
+        headers: { authorization: `Bearer ${team}`, 'content-type': 'application/json' },
+      });
+      if (p.status === 201) break;
+      if (p.status !== 403) throw new Error(`probe as the team user: ${p.status} ${p.body.slice(0, 300)}`);
       if (i > 100) throw new Error('team user still forbidden after 10 s');
       await new Promise((res) => setTimeout(res, 100));
     }
