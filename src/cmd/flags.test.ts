@@ -35,6 +35,8 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     requestTimeoutMs: 60_000,
     verbosity: 0,
     tracingConfigFile: '',
+    encryptionProviderConfig: '',
+    encryptionProviderConfigAutomaticReload: false,
     featureGates: {},
     showHiddenMetricsForVersion: '',
     disabledMetrics: [],
@@ -166,7 +168,7 @@ test('registry holds name, type, default, help and current value of every flag',
   parseFlags(['--event-ttl=90m', '-v', '2']);
   const reg = flagRegistry();
   assert.deepEqual([...reg.keys()], [
-    'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
+    'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'encryption-provider-config', 'encryption-provider-config-automatic-reload', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
     'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
     'requestheader-group-headers', 'requestheader-uid-headers', 'requestheader-username-headers', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
     'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'token-auth-file', 'tracing-config-file', 'v', 'version',

@@ -63,6 +63,10 @@ export interface ServerOptions {
   allowMetricLabelsManifest: string;
   /** `--tracing-config-file`: '' leaves tracing off. */
   tracingConfigFile: string;
+  /** `--encryption-provider-config`: an EncryptionConfiguration file ('' = values stored as they are). */
+  encryptionProviderConfig: string;
+  /** `--encryption-provider-config-automatic-reload`: reload that file when it changes. */
+  encryptionProviderConfigAutomaticReload: boolean;
   /** `--feature-gates` as given (gates set by name); the process-wide `featureGates` is set from it. */
   featureGates: Record<string, boolean>;
   /** `--help`/`-h` was given: print `usage()` and exit 0; nothing else was validated. */
@@ -103,6 +107,8 @@ function newServerFlagSet() {
     requestTimeout: fs.duration('request-timeout', 60_000, 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.', generic),
     shutdownDelay: fs.duration('shutdown-delay-duration', 0, 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.', generic),
     storageBackend: fs.string('storage-backend', 'sqlite', 'The storage backend for persistence. Options: \'sqlite\'.', storage),
+    encryptionProviderConfig: fs.string('encryption-provider-config', '', 'The file containing configuration for encryption providers to be used for storing secrets in etcd', storage),
+    encryptionProviderConfigAutomaticReload: fs.bool('encryption-provider-config-automatic-reload', false, 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change. Setting this to true disables the ability to uniquely identify distinct KMS plugins via the API server healthz endpoints.', storage),
     sqliteSynchronous: fs.string('sqlite-synchronous', 'NORMAL', 'SQLite synchronous mode of the database in --data-dir. NORMAL: a committed write survives a crash of the process but may be lost on power failure. FULL: every commit is synced to disk. Options: NORMAL, FULL.', storage),
     bindAddress: fs.ip('bind-address', '127.0.0.1', 'The IP address on which to listen for the --secure-port port. The associated interface(s) must be reachable by the rest of the cluster, and by CLI/web clients. If an unspecified address (0.0.0.0 or ::) is given, all interfaces and IP address families will be used.', serving),
     securePort: fs.int('secure-port', 6443, 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port, which is logged.', serving),
@@ -187,6 +193,8 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     requestTimeoutMs: flags.requestTimeout.value,
     verbosity: flags.verbosity.value,
     tracingConfigFile: flags.tracingConfigFile.value,
+    encryptionProviderConfig: flags.encryptionProviderConfig.value,
+    encryptionProviderConfigAutomaticReload: flags.encryptionProviderConfigAutomaticReload.value,
     featureGates: { ...flags.featureGates.value },
     showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion.value,
     disabledMetrics: [...flags.disabledMetrics.value],
@@ -271,6 +279,10 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   }
   const tracing = validateTracingConfigFileFlag(flags.tracingConfigFile.value);
   if (tracing) errs.push(tracing);
+  // Upstream's EtcdOptions.Validate text.
+  if (flags.encryptionProviderConfigAutomaticReload.value && flags.encryptionProviderConfig.value === '') {
+    errs.push('--encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
+  }
   if (errs.length === 1) throw new FlagError(errs[0]);
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
 }

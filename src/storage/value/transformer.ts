@@ -16,6 +16,8 @@ export type MaybePromise<T> = T | Promise<T>;
 
 /** What a transformation may bind a value to (upstream `value.Context`). */
 export interface Context {
+  /** The storage key the value lives under, when known (it picks the resource's transformer: by-resource.ts). */
+  readonly key?: string;
   /**
    * Bytes that identify the value where it is stored: the storage key. A transformer that authenticates its output
    * (AEAD) binds it to these bytes, so a value moved to another key fails to read instead of passing for that
