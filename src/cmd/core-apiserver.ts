@@ -29,6 +29,7 @@ import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
+import { EVENTS_BACKEND, loadEncryption } from './encryption.ts';
 import { startRbac } from './rbac.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
@@ -169,9 +170,6 @@ export async function run(argv: string[]): Promise<number> {
   const tracing = await setUpTracing(opts.tracingConfigFile);
   const tracer = activeTracer();
   const tls = await loadTls({ ...opts, dataDir });
-  const dbPath = join(dataDir, 'events.db');
-  const backend = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
-  const storage = tracer ? tracedStorage(backend, keyOwner) : backend;
   const ttlSeconds = Math.round(opts.eventTtlMs / 1000);
   // The benchmark's baseline (bench/scenarios/metrics-cost.ts) is this server with nothing recorded per request.
   const recording = process.env.CORE_APISERVER_BENCH_NO_METRICS !== '1';
@@ -183,6 +181,13 @@ export async function run(argv: string[]): Promise<number> {
     nativeHistograms: featureGates.enabled('NativeHistograms'),
   });
   registerVersionInfo(metrics, binaryVersion(), majorMinor(EMULATION_VERSION), majorMinor(MIN_COMPATIBILITY_VERSION));
+  // Before any database is opened: a value is never written with other transformers than the file's.
+  const encryption = opts.encryptionProviderConfig
+    ? loadEncryption(opts.encryptionProviderConfig, opts.encryptionProviderConfigAutomaticReload, recording ? { registry: metrics } : {})
+    : undefined;
+  const dbPath = join(dataDir, 'events.db');
+  const backend = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous, ...(encryption ? { transformer: encryption.transformers.forBackend(EVENTS_BACKEND) } : {}) });
+  const storage = tracer ? tracedStorage(backend, keyOwner) : backend;
   const stopProcessMetrics = registerProcessMetrics(metrics);
   const resourceMetrics = recording ? { cache: new CacherMetrics(metrics), storage: new StorageMetrics(metrics) } : undefined;
   const events = await registerEvents(storage, {
@@ -194,7 +199,12 @@ export async function run(argv: string[]): Promise<number> {
   const groupKeyOwners = new Map<string, KeyOwner>();
   const groupKeyOwner = (key: string) => groupKeyOwners.get(key.slice(0, key.indexOf('/', 1) + 1));
   // RBAC objects live in their group's own database beside events.db; no TTL, compacted like the events history.
-  const groupStorages = new GroupStorages({ dataDir, synchronous: opts.sqliteSynchronous, ...(tracer ? { wrap: (s) => tracedStorage(s, groupKeyOwner) } : {}) });
+  const groupStorages = new GroupStorages({
+    dataDir,
+    synchronous: opts.sqliteSynchronous,
+    ...(tracer ? { wrap: (s) => tracedStorage(s, groupKeyOwner) } : {}),
+    ...(encryption ? { transformer: (group: string) => encryption.transformers.forBackend(group) } : {}),
+  });
   const rbacStorage = groupStorages.forGroup(RBAC_GROUP);
   const rbac = await startRbac({
     storage: rbacStorage.storage,

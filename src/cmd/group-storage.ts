@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Scheme } from '../storage/scheme.ts';
 import type { Storage } from '../storage/interface.ts';
 import { type SqliteStorage, openSqliteStorage } from '../storage/sqlite/index.ts';
+import type { Transformer } from '../storage/value/index.ts';
 
 export interface GroupStorage {
   group: string;
@@ -22,10 +23,13 @@ export class GroupStorages {
   readonly #dataDir: string;
   readonly #synchronous: 'NORMAL' | 'FULL';
   readonly #wrap: (s: Storage) => Storage;
+  readonly #transformer: ((group: string) => Transformer) | undefined;
   readonly #groups = new Map<string, GroupStorage>();
 
-  constructor(opts: { dataDir: string; synchronous: 'NORMAL' | 'FULL'; wrap?: (s: Storage) => Storage }) {
+  /** `transformer`: what values of the group pass through on their way to disk (encryption at rest). */
+  constructor(opts: { dataDir: string; synchronous: 'NORMAL' | 'FULL'; wrap?: (s: Storage) => Storage; transformer?: (group: string) => Transformer }) {
     this.#dataDir = opts.dataDir;
+    this.#transformer = opts.transformer;
     this.#synchronous = opts.synchronous;
     this.#wrap = opts.wrap ?? ((s) => s);
   }
@@ -36,7 +40,8 @@ export class GroupStorages {
     if (!g) {
       const scheme = new Scheme();
       const path = join(this.#dataDir, `${group}.db`);
-      const backend = openSqliteStorage({ path, codec: scheme, synchronous: this.#synchronous });
+      const transformer = this.#transformer?.(group);
+      const backend = openSqliteStorage({ path, codec: scheme, synchronous: this.#synchronous, ...(transformer ? { transformer } : {}) });
       g = { group, path, scheme, backend, storage: this.#wrap(backend) };
       this.#groups.set(group, g);
     }

@@ -13,6 +13,7 @@ import { aggregateText } from '../apimachinery/field.ts';
 import { YAMLSyntaxError, parseYAMLBody } from '../apimachinery/codec/yamlbody.ts';
 import { parseGoDuration, formatGoDuration } from '../apimachinery/duration.ts';
 import { goQuote } from '../util/goquote.ts';
+import { featureGates } from '../features.ts';
 import type { EncryptionConfiguration, Key, KMSConfiguration, ProviderConfiguration, ResourceConfiguration } from './encryption-types.ts';
 import { parseGroupResource, validateEncryptionConfiguration } from './encryption-validation.ts';
 
@@ -68,7 +69,22 @@ export function parseEncryptionConfiguration(data: Buffer, path: string, reload 
   if (errs.length) fail(aggregateText(errs));
   const masked = maskedResource(config);
   if (masked) throw new Error(`error while building transformers: ${masked}`);
+  const v1 = kmsV1Refusal(config);
+  if (v1) throw new Error(`error while building transformers: ${v1}`);
   return { config, hash: configHash(data) };
+}
+
+/**
+ * KMS v1 providers: upstream refuses them unless the deprecated KMSv1 gate is on. This server implements KMS v2 only,
+ * so with the gate on they are refused as well, saying so, rather than started without a working provider.
+ */
+function kmsV1Refusal(c: EncryptionConfiguration): string | undefined {
+  const v1 = c.resources.flatMap((r) => r.providers).find((p) => p.kms && p.kms.apiVersion === 'v1');
+  if (!v1) return undefined;
+  if (!featureGates.enabled('KMSv1')) {
+    return 'KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.';
+  }
+  return `could not configure KMS plugin ${goQuote(v1.kms!.name)}: KMS v1 providers are not supported by this server, use apiVersion: v2`;
 }
 
 // ---- decoding ----

@@ -29,8 +29,9 @@ function notStorable(key: string, err: unknown): never {
 }
 
 function notTransformable(key: string, rv: number, err: unknown): never {
-  // Upstream's wording (storage.NewCorruptObjError): clients and logs see which key could not be read.
-  throw new StorageError('Corrupt', key, `data from the storage is not transformable: ${message(err)}`, rv);
+  // Upstream's wording (etcd3 corruptObjectError, whose revision is 0 for a value that does not transform): the
+  // Status built from it (registry/generic/storage-errors.ts) names the key.
+  throw new StorageError('Corrupt', key, `data from the storage is not transformable revision=0: ${message(err)}`, rv);
 }
 
 export class StoredValues {
@@ -68,7 +69,7 @@ export class StoredValues {
     try {
       return this.codec.setResourceVersion(plain, rv);
     } catch (err) {
-      throw new StorageError('Corrupt', key, `object not decodable: ${message(err)}`, rv);
+      throw new StorageError('Corrupt', key, `object not decodable revision=${rv}: ${message(err)}`, rv);
     }
   }
 

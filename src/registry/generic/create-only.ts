@@ -56,6 +56,7 @@ export function registerCreateOnly<T extends KubeObject>(def: CreateOnlyDefiniti
     watch: refuse,
     update: refuse,
     delete: refuse,
+    deleteCorrupt: refuse,
     deleteCollection: refuse,
   };
   return {

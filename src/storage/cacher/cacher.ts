@@ -31,7 +31,7 @@ import type {
   Watch,
   WatchHandler,
 } from '../interface.ts';
-import { StorageError } from '../interface.ts';
+import { CorruptObjectsError, StorageError } from '../interface.ts';
 import { InstrumentedStorage } from '../instrumented.ts';
 import type { StorageMetrics } from '../metrics.ts';
 import type { CacherMetrics, ResourceCacheMetrics } from './metrics.ts';
@@ -312,8 +312,11 @@ export class Cacher implements Storage {
           rv,
           ...(startKey ? { startKey } : {}),
           limit,
+          collectCorrupt: true,
           ...(pred.everything ? {} : { predicate: (s: StoredObject) => pred.matches(attrs(s.object ?? codec.decode(s.value))) }),
         });
+        // Every unreadable object of the range is named, as upstream's list aggregates them.
+        if (r.corrupt?.length) throw CorruptObjectsError.of(prefix, r.corrupt);
         return withLastKey({ items: r.items, rv: r.rv, more: r.more, ...(r.remaining !== undefined ? { remaining: r.remaining } : {}) });
       } catch (e) {
         if (!(e instanceof StorageError && e.code === 'TooLargeResourceVersion')) throw e;

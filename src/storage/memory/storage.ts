@@ -88,10 +88,20 @@ export class MemoryStorage implements Storage {
     const state = rv === this.#rev ? this.#current : this.#stateAt(rv);
     const keys = [...state.keys()].filter((k) => k.startsWith(prefix) && (!opts.startKey || k >= opts.startKey)).sort(byteOrder);
     const items: StoredObject[] = [];
+    const corrupt: StorageError[] = [];
     let more = false;
     let i = 0;
     for (; i < keys.length; i++) {
-      const o = await this.#read(state.get(keys[i]!)!);
+      let o: StoredObject;
+      try {
+        o = await this.#read(state.get(keys[i]!)!);
+      } catch (e) {
+        if (opts.collectCorrupt && e instanceof StorageError && e.code === 'Corrupt') {
+          corrupt.push(e);
+          continue;
+        }
+        throw e;
+      }
       if (opts.predicate && !opts.predicate(o)) continue;
       if (opts.limit && items.length === opts.limit) {
         more = true;
@@ -101,6 +111,7 @@ export class MemoryStorage implements Storage {
     }
     const out: ListResult = { items, rv, more, fetched: more ? i + 1 : i };
     if (!opts.predicate) out.remaining = more ? keys.length - i : 0;
+    if (opts.collectCorrupt) out.corrupt = corrupt;
     return out;
   }
 

@@ -88,7 +88,7 @@ describe('sqlite backend with a value transformer', () => {
     raw.prepare('UPDATE log SET value = (SELECT value FROM log WHERE rv = ?) WHERE rv = ?').run(b.rv, a.rv);
     raw.close();
 
-    await assert.rejects(s.get('/t/ns/a'), (e) => isCorrupt('/t/ns/a')(e) && /^data from the storage is not transformable: scrambled under another key$/.test((e as Error).message));
+    await assert.rejects(s.get('/t/ns/a'), (e) => isCorrupt('/t/ns/a')(e) && /^data from the storage is not transformable revision=0: scrambled under another key$/.test((e as Error).message));
     await assert.rejects(s.list('/t/'), isCorrupt('/t/ns/a'));
     await assert.rejects(s.list('/t/', { rv: b.rv }), isCorrupt('/t/ns/a'));
     await assert.rejects(s.guaranteedUpdate('/t/ns/a', { tryUpdate: () => assert.fail('not called') }), isCorrupt('/t/ns/a'));
