@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { TestServer, sampleEvent } from './helpers/server.ts';
 
 const KUBECTL = '1.33';
@@ -221,6 +222,71 @@ describe('an object that cannot be decrypted', () => {
       await waitFor('watch', () => w.frames.find((f) => f.type === 'ADDED' && f.object.metadata.name === 'a'));
       assert.ok(!w.frames.some((f) => f.type === 'DELETED'), JSON.stringify(w.frames.map((f) => f.type)));
       w.stop();
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+/** The stored bytes of every current object of events.db, by key (read with the server stopped). */
+function storedEvents(dataDir: string): Map<string, Buffer> {
+  const db = new Database(join(dataDir, 'events.db'), { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare('SELECT c.key AS key, l.value AS value FROM current c JOIN log l ON l.rv = c.rv').all() as { key: string; value: Buffer }[];
+    return new Map(rows.map((r) => [r.key, r.value]));
+  } finally {
+    db.close();
+  }
+}
+
+function prefixes(stored: Map<string, Buffer>): Set<string> {
+  return new Set([...stored.values()].map((v) => v.subarray(0, v.indexOf(':', 'cluster:enc:aesgcm:v1:'.length) + 1).toString('latin1')));
+}
+
+describe('key rotation as upstream documents it, with kubectl', () => {
+  it('add the new key second, restart, move it first, restart, replace everything, remove the old key: all readable, all under the new key', async () => {
+    const dataDir = tempDir();
+    const conf = join(tempDir(), 'enc.yaml');
+    const k1 = `{name: key1, secret: ${key()}}`;
+    const k2 = `{name: key2, secret: ${key()}}`;
+    const s = new TestServer(dataDir);
+    const start = async (keys: string) => {
+      writeConfig(conf, [`aesgcm: {keys: [${keys}]}`], ['events']);
+      await s.start([`--encryption-provider-config=${conf}`]);
+    };
+    try {
+      await start(k1);
+      for (let i = 0; i < 5; i++) assert.equal((await s.request('POST', EVENTS(`ns${i % 2}`), sampleEvent(`e${i}`, `ns${i % 2}`, { note: `note ${i}` }))).status, 201);
+      await s.stop();
+      assert.deepEqual(prefixes(storedEvents(dataDir)), new Set(['cluster:enc:aesgcm:v1:key1:']));
+
+      // 1. the new key second: everything reads, writes still use key1
+      await start(`${k1}, ${k2}`);
+      assert.equal((await s.request('POST', EVENTS('ns0'), sampleEvent('e5', 'ns0'))).status, 201);
+      await s.stop();
+      assert.deepEqual(prefixes(storedEvents(dataDir)), new Set(['cluster:enc:aesgcm:v1:key1:']));
+
+      // 2. the new key first: new writes use key2, old objects still read (stale)
+      await start(`${k2}, ${k1}`);
+      assert.equal((await s.request('POST', EVENTS('ns1'), sampleEvent('e6', 'ns1'))).status, 201);
+      // 3. rewrite everything: unchanged objects are written again because they were read with an older key
+      const got = await s.kubectl(['get', 'events', '-A', '-o', 'json'], { version: KUBECTL });
+      assert.equal(got.code, 0, got.stderr);
+      assert.equal(JSON.parse(got.stdout).items.length, 7);
+      const replaced = await s.kubectl(['replace', '-f', '-'], { version: KUBECTL, input: got.stdout });
+      assert.equal(replaced.code, 0, replaced.stderr);
+      assert.equal(replaced.stdout.trim().split('\n').length, 7, replaced.stdout);
+      await s.stop();
+      assert.deepEqual(prefixes(storedEvents(dataDir)), new Set(['cluster:enc:aesgcm:v1:key2:']));
+
+      // 4. the old key removed: everything still reads
+      await start(k2);
+      const all = await s.kubectl(['get', 'events.v1.events.cluster.io', '-A', '-o', 'json'], { version: KUBECTL });
+      assert.equal(all.code, 0, all.stderr);
+      const items = JSON.parse(all.stdout).items as { metadata: { name: string }; note?: string }[];
+      assert.deepEqual(items.map((e) => e.metadata.name).sort(), ['e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'e6']);
+      assert.equal(items.find((e) => e.metadata.name === 'e3')?.note, 'note 3');
+      assert.equal((await s.request('GET', `${EVENTS('ns1')}/e1`)).json().note, 'note 1');
     } finally {
       await s.stop();
     }
