@@ -5,7 +5,7 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,10 +63,10 @@ function filesHolding(dir: string, needle: string): string[] {
     .map((f) => f.path);
 }
 
-async function waitFor<T>(what: string, fn: () => T | undefined | false, ms = 10_000): Promise<T> {
+async function waitFor<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -287,6 +287,67 @@ describe('key rotation as upstream documents it, with kubectl', () => {
       assert.deepEqual(items.map((e) => e.metadata.name).sort(), ['e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'e6']);
       assert.equal(items.find((e) => e.metadata.name === 'e3')?.note, 'note 3');
       assert.equal((await s.request('GET', `${EVENTS('ns1')}/e1`)).json().note, 'note 1');
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+/** The stored bytes of `key` in the running server's events.db (WAL: a reader sees committed state). */
+function storedNow(dataDir: string, key: string): Buffer | undefined {
+  return storedEvents(dataDir).get(key);
+}
+
+function metricLines(text: string, name: string): string[] {
+  return text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+}
+
+describe('automatic reload and metrics', () => {
+  it('a changed file takes effect for the next writes; an invalid one keeps the configuration in force and is counted', async () => {
+    const dataDir = tempDir();
+    const conf = join(tempDir(), 'enc.yaml');
+    const k1 = `aesgcm: {keys: [{name: key1, secret: ${key()}}]}`;
+    writeConfig(conf, [k1], ['events']);
+    const s = new TestServer(dataDir);
+    await s.start([`--encryption-provider-config=${conf}`, '--encryption-provider-config-automatic-reload']);
+    try {
+      assert.equal((await s.request('POST', EVENTS('r'), sampleEvent('before', 'r'))).status, 201);
+      assert.ok(storedNow(dataDir, '/events/r/before')!.toString('latin1').startsWith('cluster:enc:aesgcm:v1:key1:'));
+      const health = await s.request('GET', '/healthz/kms-providers');
+      assert.equal(health.status, 200, health.body);
+
+      writeConfig(conf, [`secretbox: {keys: [{name: sb1, secret: ${key()}}]}`, k1], ['events']);
+      const hash = `sha256:${createHash('sha256').update(readFileSync(conf)).digest('hex')}`;
+      let n = 0;
+      await waitFor('the new configuration', async () => {
+        const name = `after-${n++}`;
+        assert.equal((await s.request('POST', EVENTS('r'), sampleEvent(name, 'r'))).status, 201);
+        return storedNow(dataDir, `/events/r/${name}`)!.toString('latin1').startsWith('cluster:enc:secretbox:v1:sb1:');
+      });
+      assert.equal((await s.request('GET', `${EVENTS('r')}/before`)).status, 200, 'older values still read');
+
+      writeFileSync(conf, 'apiVersion: apiserver.config.cluster.io/v1\nkind: EncryptionConfiguration\nresources: [{resources: [events], providers: [{aesgcm: {keys: [{name: k, secret: short}]}}]}]\n');
+      await waitFor('the failure to be counted', async () => {
+        const m = (await s.request('GET', '/metrics')).body;
+        return metricLines(m, 'apiserver_encryption_config_controller_automatic_reloads_total').some((l) => l.includes('status="failure"') && l.endsWith(' 1'));
+      });
+      assert.equal((await s.request('POST', EVENTS('r'), sampleEvent('still', 'r'))).status, 201);
+      assert.ok(storedNow(dataDir, '/events/r/still')!.toString('latin1').startsWith('cluster:enc:secretbox:v1:sb1:'), 'the last good configuration stays');
+      assert.match(s.stderr, /failed to load the new encryption provider configuration; keeping the configuration in force/);
+
+      const m = (await s.request('GET', '/metrics')).body;
+      const reloads = metricLines(m, 'apiserver_encryption_config_controller_automatic_reloads_total');
+      assert.ok(reloads.some((l) => /^apiserver_encryption_config_controller_automatic_reloads_total\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="success"\} 1$/.test(l)), reloads.join('\n'));
+      assert.equal(metricLines(m, 'apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds').length, 2);
+      const info = metricLines(m, 'apiserver_encryption_config_controller_last_config_info');
+      assert.equal(info.length, 1, info.join('\n'));
+      assert.ok(info[0]!.includes(`hash="${hash}"`), info[0]);
+      const ops = metricLines(m, 'apiserver_storage_transformation_operations_total');
+      for (const want of [
+        'resource="events.events.cluster.io",status="OK",transformation_type="to_storage",transformer_prefix="cluster:enc:aesgcm:v1:"',
+        'resource="events.events.cluster.io",status="OK",transformation_type="to_storage",transformer_prefix="cluster:enc:secretbox:v1:"',
+      ]) assert.ok(ops.some((l) => l.includes(want)), `${want}\n${ops.join('\n')}`);
+      assert.ok(metricLines(m, 'apiserver_storage_transformation_duration_seconds_count').some((l) => l.includes('transformer_prefix="cluster:enc:secretbox:v1:"')));
     } finally {
       await s.stop();
     }

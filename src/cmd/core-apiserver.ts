@@ -29,7 +29,7 @@ import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
-import { EVENTS_BACKEND, loadEncryption } from './encryption.ts';
+import { EVENTS_BACKEND, startEncryption } from './encryption.ts';
 import { startRbac } from './rbac.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
@@ -182,8 +182,9 @@ export async function run(argv: string[]): Promise<number> {
   });
   registerVersionInfo(metrics, binaryVersion(), majorMinor(EMULATION_VERSION), majorMinor(MIN_COMPATIBILITY_VERSION));
   // Before any database is opened: a value is never written with other transformers than the file's.
+  const apiserverID = `apiserver-${randomUUID()}`;
   const encryption = opts.encryptionProviderConfig
-    ? loadEncryption(opts.encryptionProviderConfig, opts.encryptionProviderConfigAutomaticReload, recording ? { registry: metrics } : {})
+    ? startEncryption(opts.encryptionProviderConfig, opts.encryptionProviderConfigAutomaticReload, { apiserverID, ...(recording ? { registry: metrics } : {}) })
     : undefined;
   const dbPath = join(dataDir, 'events.db');
   const backend = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous, ...(encryption ? { transformer: encryption.transformers.forBackend(EVENTS_BACKEND) } : {}) });
@@ -220,11 +221,12 @@ export async function run(argv: string[]): Promise<number> {
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
   // Loaded before serving: a bad file stops the start with upstream's message.
-  const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID: `apiserver-${randomUUID()}` }) : undefined;
+  const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID }) : undefined;
 
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
   health.add('log', logBlockedCheck(), ['healthz', 'livez', 'readyz']);
+  for (const c of encryption?.healthChecks ?? []) health.add(c.name, c.check, ['healthz', 'livez', 'readyz']);
   health.add(storage.name, async () => void (await Promise.all([storage.readinessCheck(), groupStorages.readinessCheck()])), ['healthz', 'livez', 'readyz']);
 
   let address = `${opts.bindAddress}:${opts.securePort}`;
@@ -307,6 +309,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const c of compactors) c.stop();
       stopInflightGauge();
       jwt?.stop();
+      encryption?.stop();
       stopProcessMetrics();
       events.cacher.stop();
       rbac.stop();

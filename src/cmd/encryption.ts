@@ -7,6 +7,7 @@
  */
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { loadEncryptionConfiguration, providersFor, type EncryptionConfiguration } from '../config/encryption.ts';
+import { EncryptionConfigMetrics, EncryptionConfigReloader } from './encryption-reload.ts';
 import type { Registry } from '../metrics/registry.ts';
 import { EVENTS_KEY_ROOT } from '../registry/events/storage.ts';
 import { ResourceTransformers, TransformationMetrics, resourceTransformer, type KMSFactory, type Transformer } from '../storage/value/index.ts';
@@ -76,8 +77,25 @@ export class EncryptionTransformers {
   }
 }
 
-/** Loads `--encryption-provider-config` (throws upstream's start-up text) and builds the transformers. */
-export function loadEncryption(path: string, reload: boolean, o: EncryptionOptions = {}): { transformers: EncryptionTransformers; hash: string; config: EncryptionConfiguration } {
+export interface Encryption {
+  transformers: EncryptionTransformers;
+  /** The health checks upstream adds for the configuration (`kms-providers` with automatic reload). */
+  healthChecks: { name: string; check: () => void | Promise<void> }[];
+  stop(): void;
+}
+
+/**
+ * Loads `--encryption-provider-config` (throws upstream's start-up text), builds the transformers, records the
+ * configuration in force and, with `reload`, starts watching the file.
+ */
+export function startEncryption(path: string, reload: boolean, o: EncryptionOptions & { apiserverID: string }): Encryption {
   const { config, hash } = loadEncryptionConfiguration(path, reload);
-  return { transformers: new EncryptionTransformers(config, o), hash, config };
+  const transformers = new EncryptionTransformers(config, o);
+  const metrics = o.registry ? new EncryptionConfigMetrics(o.registry, o.apiserverID) : undefined;
+  metrics?.inForce(hash);
+  const reloader = reload ? new EncryptionConfigReloader(path, hash, async (c) => transformers.apply(c), metrics) : undefined;
+  // With automatic reload upstream serves one `kms-providers` check (a no-op without KMS plugins), so the set of
+  // check names never changes with the file.
+  const healthChecks = reload ? [{ name: 'kms-providers', check: () => {} }] : [];
+  return { transformers, healthChecks, stop: () => reloader?.stop() };
 }
