@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --only=create,get,…] [-- --out=FILE]`: the benchmark of issue 4 (and issue 9's
- * paged walk, issue 10's metrics cost). Steps: create, get, autocannon, calibration, watch, metrics, etcd, durable, overload, data (lists, walks,
+ * paged walk, issue 10's metrics cost, issue 13's encryption cost). Steps: create, get, autocannon, calibration, watch, metrics, encryption, etcd, durable, overload, data (lists, walks,
  * selective lists, resume, memory); `list` alone runs only the lists and walks of the data step.
  * Starts the real server as a user would (child process, HTTPS, client certificate, embedded SQLite), drives it
  * from separate load processes, measures the bare-Node baselines and raw etcd in the same run, and writes
@@ -23,6 +23,7 @@ import { runData } from './scenarios/data.ts';
 import { runEtcd } from './scenarios/etcd.ts';
 import { runGets } from './scenarios/get.ts';
 import { runMetricsCost } from './scenarios/metrics-cost.ts';
+import { runEncryptionCost } from './scenarios/encryption-cost.ts';
 import { runOverload } from './scenarios/overload.ts';
 import { runWatch } from './scenarios/watch.ts';
 
@@ -106,6 +107,8 @@ async function main(): Promise<void> {
   });
 
   await step('metrics', '10. The cost of metrics', () => runMetricsCost(cfg, log));
+
+  await step('encryption', '11. The cost of encryption at rest', () => runEncryptionCost(cfg, log));
 
   await step('etcd', 'etcd put rate', () => runEtcd(cfg, tools, (c) => medianRate(normal, 'h2', c), log));
 
