@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { TestServer, sampleEvent } from './helpers/server.ts';
+import { TestKMSPlugin } from './helpers/kms-plugin.ts';
+import { EncryptedObjectType, decodeMessage, type EncryptedObject } from '../src/storage/value/kmsv2/proto.ts';
 
 const KUBECTL = '1.33';
 const EVENTS = (ns: string) => `/apis/events.cluster.io/v1/namespaces/${ns}/events`;
@@ -350,6 +352,66 @@ describe('automatic reload and metrics', () => {
       assert.ok(metricLines(m, 'apiserver_storage_transformation_duration_seconds_count').some((l) => l.includes('transformer_prefix="cluster:enc:secretbox:v1:"')));
     } finally {
       await s.stop();
+    }
+  });
+});
+
+describe('KMS v2 with a plugin on a unix socket', () => {
+  it('no plaintext on disk; reads with the plugin gone; a key ID rotation picked up at restart and completed with kubectl replace', async () => {
+    const dataDir = tempDir();
+    const sockDir = tempDir();
+    const plugin = new TestKMSPlugin(join(sockDir, 'kms.sock'));
+    await plugin.start();
+    const config = writeConfig(join(sockDir, 'enc.yaml'), [`kms: {apiVersion: v2, name: p1, endpoint: "${plugin.endpoint}", timeout: 3s}`]);
+    const s = new TestServer(dataDir);
+    try {
+      await s.start([`--encryption-provider-config=${config}`]);
+      const health = await s.request('GET', '/readyz/kms-providers');
+      assert.equal(health.status, 200, health.body);
+      const secret = `the-kms-secret-${randomBytes(8).toString('hex')}`;
+      const w = s.watch(`${EVENTS('kms')}?watch=true`);
+      assert.equal(await w.status, 200);
+      for (const n of ['k1', 'k2']) assert.equal((await s.request('POST', EVENTS('kms'), sampleEvent(n, 'kms', { note: `${secret}-${n}` }))).status, 201);
+      assert.equal((await s.request('GET', `${EVENTS('kms')}/k1`)).json().note, `${secret}-k1`);
+      assert.equal((await s.request('GET', EVENTS('kms'))).json().items.length, 2);
+      await waitFor('watch', () => w.frames.length >= 2);
+      assert.equal(w.frames[1].object.note, `${secret}-k2`);
+      w.stop();
+      assert.equal(plugin.calls.Encrypt, 1, 'one seed for every write');
+      assert.deepEqual(filesHolding(dataDir, secret), [], 'no file holds the note');
+      assert.ok(filesHolding(dataDir, 'cluster:enc:kms:v2:p1:').some((p) => /events\.db(-wal)?$/.test(p)));
+
+      // The plugin goes away: reads of values whose seed the server has go on without it; health says so.
+      await plugin.stop();
+      assert.equal((await s.request('GET', `${EVENTS('kms')}/k2`)).json().note, `${secret}-k2`);
+      assert.equal((await s.request('GET', EVENTS('kms'))).status, 200);
+      await new Promise((r) => setTimeout(r, 3_100)); // past the 3 s reuse of a failing probe... and of the last good one
+      await waitFor('the health check to fail', async () => (await s.request('GET', '/healthz/kms-providers')).status === 500, 30_000);
+      const down = await s.request('GET', '/healthz/kms-providers');
+      assert.match(down.body, /kms-provider-0: failed to perform status section of the healthz check for KMS Provider p1, error: 14 UNAVAILABLE/);
+      assert.equal((await s.request('POST', EVENTS('kms'), sampleEvent('during', 'kms'))).status, 201, 'writes go on within the 3-minute limit');
+      await plugin.start();
+      await waitFor('the health check to pass', async () => (await s.request('GET', '/healthz/kms-providers')).status === 200, 30_000);
+      await s.stop();
+
+      // Rotation: the plugin's key ID changes; the restarted server reads old values (one Decrypt per seed), writes
+      // under the new key ID, and kubectl replace rewrites the stale ones.
+      plugin.rotate('key-2');
+      await s.start([`--encryption-provider-config=${config}`]);
+      const before = plugin.calls.Decrypt;
+      const got = await s.kubectl(['get', 'events', '-n', 'kms', '-o', 'json'], { version: KUBECTL });
+      assert.equal(got.code, 0, got.stderr);
+      assert.equal(JSON.parse(got.stdout).items.length, 3);
+      assert.equal(plugin.calls.Decrypt, before, 'the watch cache decrypted the seed at load; reads need no call');
+      const replaced = await s.kubectl(['replace', '-f', '-'], { version: KUBECTL, input: got.stdout });
+      assert.equal(replaced.code, 0, replaced.stderr);
+      await s.stop();
+      const keyIDs = new Set([...storedEvents(dataDir).values()].map((v) => decodeMessage<EncryptedObject>(EncryptedObjectType, v.subarray('cluster:enc:kms:v2:p1:'.length)).keyID));
+      assert.deepEqual(keyIDs, new Set(['key-2']));
+      assert.deepEqual(filesHolding(dataDir, secret), []);
+    } finally {
+      await s.stop();
+      await plugin.stop();
     }
   });
 });

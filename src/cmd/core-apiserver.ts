@@ -184,7 +184,7 @@ export async function run(argv: string[]): Promise<number> {
   // Before any database is opened: a value is never written with other transformers than the file's.
   const apiserverID = `apiserver-${randomUUID()}`;
   const encryption = opts.encryptionProviderConfig
-    ? startEncryption(opts.encryptionProviderConfig, opts.encryptionProviderConfigAutomaticReload, { apiserverID, ...(recording ? { registry: metrics } : {}) })
+    ? await startEncryption(opts.encryptionProviderConfig, opts.encryptionProviderConfigAutomaticReload, { apiserverID, ...(recording ? { registry: metrics } : {}) })
     : undefined;
   const dbPath = join(dataDir, 'events.db');
   const backend = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous, ...(encryption ? { transformer: encryption.transformers.forBackend(EVENTS_BACKEND) } : {}) });

@@ -22,7 +22,7 @@ export interface ProviderSpec {
   aescbc?: { keys: KeySpec[] };
   secretbox?: { keys: KeySpec[] };
   identity?: object;
-  kms?: { name: string };
+  kms?: { name: string; endpoint: string; timeoutMs: number };
 }
 
 /** What a KMS v2 provider named `name` is, once its plugin connection exists (kmsv2/, built by the caller). */
