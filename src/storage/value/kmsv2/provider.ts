@@ -21,7 +21,7 @@ import type { Context, FromStorage, MaybePromise, Transformer } from '../transfo
 import { keyIDHash, type KMSMetrics } from './metrics.ts';
 import { EncryptedObjectType, SOURCE_AES_GCM_KEY, SOURCE_HKDF_SHA256_XNONCE_AES_GCM_SEED, decodeMessage, encodeMessage, type EncryptedObject, type StatusResponseMsg } from './proto.ts';
 import { SEED_SIZE, SeedTransformer } from './seed.ts';
-import { KMSService } from './service.ts';
+import { connectKMS, type KMSService } from './service.ts';
 
 const KEY_ID_MAX = 1024;
 const DEK_SOURCE_MAX = 1024;
@@ -105,7 +105,9 @@ function cacheKey(type: number, source: Buffer, keyID: string, annotations: Reco
 
 export class KMSv2Provider implements Transformer {
   readonly name: string;
-  readonly #service: KMSService;
+  #service: KMSService | undefined;
+  readonly #endpoint: string;
+  readonly #timeoutMs: number;
   readonly #t: KMSv2Timing;
   readonly #now: () => number;
   readonly #m: KMSMetrics | undefined;
@@ -126,12 +128,20 @@ export class KMSv2Provider implements Transformer {
     this.#now = o.now ?? Date.now;
     this.#m = o.metrics;
     this.#log = o.log ?? (() => {});
-    const m = o.metrics;
-    this.#service = new KMSService(o.endpoint, o.timeoutMs, m ? (method, code, s) => m.latency.with(code, method, o.name).observe(s) : undefined);
+    this.#endpoint = o.endpoint;
+    this.#timeoutMs = o.timeoutMs;
   }
 
-  /** Probes now and keeps polling; resolves after the first probe (healthy or not). */
-  start(): Promise<Error | undefined> {
+  /** The plugin connection (made by start). */
+  #svc(): KMSService {
+    if (!this.#service) throw new Error(`KMS provider ${this.name} is not started`);
+    return this.#service;
+  }
+
+  /** Connects, probes now and keeps polling; resolves after the first probe (healthy or not). */
+  async start(): Promise<Error | undefined> {
+    const m = this.#m;
+    this.#service ??= await connectKMS(this.#endpoint, this.#timeoutMs, m ? (method, code, s) => m.latency.with(code, method, this.name).observe(s) : undefined);
     const first = this.#probe();
     const loop = async () => {
       if (this.#stopped) return;
@@ -151,7 +161,7 @@ export class KMSv2Provider implements Transformer {
   stop(): void {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
-    this.#service.close();
+    this.#service?.close();
   }
 
   /**
@@ -175,7 +185,7 @@ export class KMSv2Provider implements Transformer {
     let err: Error | undefined;
     let status: StatusResponseMsg | undefined;
     try {
-      status = await this.#service.status();
+      status = await this.#svc().status();
     } catch (e) {
       err = new Error(`failed to perform status section of the healthz check for KMS Provider ${this.name}, error: ${(e as Error).message}`);
     }
@@ -217,7 +227,7 @@ export class KMSv2Provider implements Transformer {
       const start = performance.now();
       const seed = randomBytes(SEED_SIZE);
       this.#m?.keyGeneration((performance.now() - start) / 1000, false);
-      const resp = await this.#service.encrypt(uid, seed);
+      const resp = await this.#svc().encrypt(uid, seed);
       encKeyID = resp.key_id;
       const o: EncryptedObject = { encryptedData: Buffer.of(0), keyID: resp.key_id, encryptedDEKSource: resp.ciphertext, annotations: resp.annotations ?? {}, encryptedDEKSourceType: SOURCE_HKDF_SHA256_XNONCE_AES_GCM_SEED };
       validateEncryptedObject(o);
@@ -261,7 +271,7 @@ export class KMSv2Provider implements Transformer {
     this.#m?.cacheMiss();
     let p = this.#pending.get(key);
     if (!p) {
-      p = this.#service
+      p = this.#svc()
         .decrypt(randomUUID(), { ciphertext: o.encryptedDEKSource, key_id: o.keyID, annotations: o.annotations })
         .then(
           (dek) => {

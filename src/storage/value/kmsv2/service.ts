@@ -3,7 +3,9 @@
  * `v2.KeyManagementService` on a unix socket, every call bounded by the configuration's timeout, each call timed in
  * `apiserver_envelope_encryption_kms_operations_latency_seconds` under its full method name.
  */
-import * as grpc from '@grpc/grpc-js';
+// Type-only at load: gRPC is loaded (connectKMS) only when a KMS provider is configured, so a server without one
+// never loads it (test/architecture.test.ts).
+import type * as grpc from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
 import {
   DecryptRequest,
@@ -43,20 +45,16 @@ export const KMS_V2_SERVICE: grpc.ServiceDefinition = {
   Encrypt: method('Encrypt', EncryptRequest, EncryptResponse),
 };
 
-const Client = grpc.makeGenericClientConstructor(KMS_V2_SERVICE, 'KeyManagementService');
-
-const CODE_NAMES = Object.fromEntries(Object.entries(grpc.status).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v as number, k]));
-/** grpc-go's code names (`DeadlineExceeded`), from grpc-js's constants (`DEADLINE_EXCEEDED`). */
+/** grpc-go's code names by number (what the latency metric's grpc_status_code carries). */
+const CODE_NAMES = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated'];
 function codeName(code: number | undefined): string {
-  const n = code === undefined ? undefined : CODE_NAMES[code];
-  if (n === undefined) return 'unknown-non-grpc';
-  if (n === 'OK') return 'OK';
-  return n
-    .toLowerCase()
-    .split('_')
-    .map((w) => w[0]!.toUpperCase() + w.slice(1))
-    .join('')
-    .replace('Canceled', 'Canceled');
+  return (code !== undefined && CODE_NAMES[code]) || 'unknown-non-grpc';
+}
+
+/** Loads @grpc/grpc-js and connects to the plugin at `endpoint` (lazily: the first call dials). */
+export async function connectKMS(endpoint: string, timeoutMs: number, observe?: CallObserver): Promise<KMSService> {
+  const g = await import('@grpc/grpc-js');
+  return new KMSService(g, endpoint, timeoutMs, observe);
 }
 
 export class KMSService {
@@ -64,10 +62,14 @@ export class KMSService {
   readonly #timeoutMs: number;
   readonly #observe: CallObserver | undefined;
 
+  readonly #grpc: typeof grpc;
+
   /** `endpoint`: `unix:///path/to/socket` (validated before); the connection is made lazily and re-made as needed. */
-  constructor(endpoint: string, timeoutMs: number, observe?: CallObserver) {
+  constructor(g: typeof grpc, endpoint: string, timeoutMs: number, observe?: CallObserver) {
+    this.#grpc = g;
+    const Client = g.makeGenericClientConstructor(KMS_V2_SERVICE, 'KeyManagementService');
     // grpc-js takes `unix:///abs/path` as it is (and `unix:path` for relative ones).
-    this.#client = new Client(endpoint, grpc.credentials.createInsecure(), { 'grpc.enable_retries': 0 }) as never;
+    this.#client = new Client(endpoint, g.credentials.createInsecure(), { 'grpc.enable_retries': 0 }) as never;
     this.#timeoutMs = timeoutMs;
     this.#observe = observe;
   }
@@ -75,7 +77,7 @@ export class KMSService {
   #call<R>(name: string, req: object): Promise<R> {
     const start = performance.now();
     return new Promise<R>((resolve, reject) => {
-      this.#client[name]!(req, new grpc.Metadata(), { deadline: Date.now() + this.#timeoutMs }, (err, res) => {
+      this.#client[name]!(req, new this.#grpc.Metadata(), { deadline: Date.now() + this.#timeoutMs }, (err, res) => {
         this.#observe?.(`${SERVICE}${name}`, err ? codeName(err.code) : 'OK', (performance.now() - start) / 1000);
         if (err) reject(err);
         else resolve(res as R);
