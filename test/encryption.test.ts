@@ -415,3 +415,36 @@ describe('KMS v2 with a plugin on a unix socket', () => {
     }
   });
 });
+
+describe('an RBAC object that cannot be decrypted', () => {
+  it('does not stop the start (the authorizer leaves it out) and is a 500 naming it', async () => {
+    const dataDir = tempDir();
+    const confDir = tempDir();
+    const k1 = key();
+    const role = (name: string) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: 'rb' }, rules: [] });
+    const ROLES = '/apis/rbac.authorization.k8s.io/v1/namespaces/rb/roles';
+    const only1 = writeConfig(join(confDir, 'k1.yaml'), [`secretbox: {keys: [{name: key1, secret: ${k1}}]}`], ['roles.rbac.authorization.k8s.io']);
+    const lost = writeConfig(join(confDir, 'lost.yaml'), [`secretbox: {keys: [{name: key2, secret: ${key()}}]}`, `secretbox: {keys: [{name: key1, secret: ${k1}}]}`], ['roles.rbac.authorization.k8s.io']);
+    const s = new TestServer(dataDir);
+    try {
+      await s.start([`--encryption-provider-config=${only1}`]);
+      for (const n of ['r1', 'r2']) assert.equal((await s.request('POST', ROLES, role(n))).status, 201);
+      await s.stop();
+      await s.start([`--encryption-provider-config=${lost}`]);
+      const r1 = (await s.request('GET', `${ROLES}/r1`)).json();
+      assert.equal((await s.request('PUT', `${ROLES}/r1`, { ...r1, metadata: { ...r1.metadata, labels: { x: 'y' } } })).status, 200);
+      await s.stop();
+      await s.start([`--encryption-provider-config=${only1}`]);
+      assert.match(s.stderr, /Leaving out a stored object that cannot be read/);
+      const get = await s.request('GET', `${ROLES}/r1`);
+      assert.equal(get.status, 500, get.body);
+      assert.match(get.json().message, /^StorageError: corrupt object, Code: 7, Key: \/roles\/rb\/r1, /);
+      assert.equal((await s.request('GET', `${ROLES}/r2`)).status, 200);
+      const list = (await s.request('GET', ROLES)).json();
+      assert.equal(list.message, 'failed to read one or more roles.rbac.authorization.k8s.io from the storage');
+      assert.equal((await s.request('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin')).status, 200);
+    } finally {
+      await s.stop();
+    }
+  });
+});

@@ -175,7 +175,11 @@ export class Cacher implements Storage {
       else if (rv <= this.#backend.compactedRevision()) return this.#backend.list(prefix, opts);
       const at = { ...(rv !== undefined ? { rv } : {}), ...(opts.startKey ? { startKey: opts.startKey } : {}) };
       const pred = opts.predicate;
-      if (!pred) {
+      if (!pred && opts.collectCorrupt) {
+        // Unreadable objects reported beside the list, as the backend's collectCorrupt does (an informer's list).
+        const r = this.#cache.list(prefix, { ...at, ...(opts.limit ? { limit: opts.limit } : {}), predicate: EVERYTHING, allowCorrupt: true });
+        if (r) return { items: r.items, rv: r.rv, more: r.more, remaining: r.remaining ?? 0, corrupt: this.#cache.corruptUnder(prefix, opts.startKey) };
+      } else if (!pred) {
         const r = this.#cache.list(prefix, { ...at, ...(opts.limit ? { limit: opts.limit } : {}), predicate: EVERYTHING });
         if (r) return { items: r.items, rv: r.rv, more: r.more, remaining: r.remaining ?? 0 };
       } else {

@@ -57,6 +57,8 @@ export interface WatchCacheOptions {
 export interface CacheListOptions {
   /** Serve exactly this revision; unset = the cache's current revision. */
   rv?: number;
+  /** Leave out objects that could not be read instead of failing (the caller reports them: corruptUnder). */
+  allowCorrupt?: boolean;
   startKey?: string;
   limit?: number;
   predicate: Predicate;
@@ -444,10 +446,16 @@ export class WatchCache {
     return this.#tree.get(key);
   }
 
-  /** Keys under `prefix` (from `from` on) whose values could not be read: a list including them fails naming them. */
+  /** The errors of the objects under `prefix` (from `from` on) that could not be read, in key order. */
+  corruptUnder(prefix: string, from = prefix): StorageError[] {
+    if (this.#corrupt.size === 0) return [];
+    return [...this.#corrupt.values()].filter((e) => e.key.startsWith(prefix) && e.key >= from).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** A list including objects that could not be read fails naming them. */
   #failIfCorrupt(prefix: string, from: string): void {
     if (this.#corrupt.size === 0) return;
-    const bad = [...this.#corrupt.values()].filter((e) => e.key.startsWith(prefix) && e.key >= from).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const bad = this.corruptUnder(prefix, from);
     if (bad.length) throw CorruptObjectsError.of(prefix, bad);
   }
 
@@ -473,7 +481,7 @@ export class WatchCache {
     const { tree, rv } = at;
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
-    this.#failIfCorrupt(prefix, from);
+    if (!opts.allowCorrupt) this.#failIfCorrupt(prefix, from);
     const items: CacheEntry[] = [];
     let more = false;
     let lastKey = '';
