@@ -151,7 +151,15 @@ export class MemoryStorage implements Storage {
       this.#checkOpen();
       const version = this.#current.get(key);
       if (!version) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
-      const cur = await this.#values.readFull(key, version.rv, version.data);
+      let cur;
+      try {
+        cur = await this.#values.readFull(key, version.rv, version.data);
+      } catch (e) {
+        if (!(opts.ignoreStoreReadError && e instanceof StorageError && e.code === 'Corrupt')) throw e;
+        this.#checkOpen();
+        if (this.#current.get(key) !== version) continue;
+        return this.#deleteUnreadable(key, version);
+      }
       await opts.validateDeletion?.({ ...this.#served(version), value: cur.value });
       this.#checkOpen();
       if (this.#current.get(key) !== version) continue;
@@ -255,6 +263,16 @@ export class MemoryStorage implements Storage {
     if (type === 'DELETED') this.#current.delete(key);
     else this.#current.set(key, v);
     for (const w of this.#watchers) this.#deliver(w, v, v.value, prev?.value);
+    return this.#served(v);
+  }
+
+  /** The unsafe delete of a value that cannot be read: the row goes unread; watchers get a DELETED without a value. */
+  #deleteUnreadable(key: string, prev: Version): StoredObject {
+    const rv = ++this.#rev;
+    const v: Version = { key, rv, value: Buffer.alloc(0), type: 'DELETED', data: prev.data, prev };
+    this.#log.push(v);
+    this.#current.delete(key);
+    for (const w of this.#watchers) this.#deliver(w, v, v.value, undefined);
     return this.#served(v);
   }
 

@@ -106,6 +106,31 @@ describe('sqlite backend with a value transformer', () => {
     await s.close();
   });
 
+  it('collectCorrupt lists the rest and names the unreadable; ignoreStoreReadError deletes it unread (a DELETED without value)', async () => {
+    const path = dbPath();
+    const s = open(path, new ScramblingTransformer());
+    const a = await s.create('/t/ns/a', obj('a'));
+    const b = await s.create('/t/ns/b', obj('b'));
+    const raw = new Database(path);
+    raw.prepare('UPDATE log SET value = (SELECT value FROM log WHERE rv = ?) WHERE rv = ?').run(b.rv, a.rv);
+    raw.close();
+    const l = await s.list('/t/', { collectCorrupt: true });
+    assert.deepEqual(l.items.map((i) => i.key), ['/t/ns/b']);
+    assert.deepEqual(l.corrupt?.map((e) => e.key), ['/t/ns/a']);
+    const events: { type: string; key: string; value: Buffer }[] = [];
+    const w = s.watch('/t/', await s.currentRevision(), { onEvent: (ev) => events.push(ev), onError: (e) => assert.fail(e) });
+    await assert.rejects(s.delete('/t/ns/b', { ignoreStoreReadError: true, validateDeletion: () => Promise.reject(new Error('refused')) }), /refused/, 'a readable value is validated as usual');
+    const gone = await s.delete('/t/ns/a', { ignoreStoreReadError: true, validateDeletion: () => assert.fail('no object to validate') });
+    assert.equal(gone.value.length, 0);
+    assert.equal(await s.get('/t/ns/a'), null);
+    assert.deepEqual((await s.list('/t/')).items.map((i) => i.key), ['/t/ns/b']);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(events.map((e) => [e.type, e.key, e.value.length]), [['DELETED', '/t/ns/a', 0]]);
+    w.stop();
+    await assert.rejects(s.delete('/t/ns/a', { ignoreStoreReadError: true }), (e) => e instanceof StorageError && e.code === 'KeyNotFound');
+    await s.close();
+  });
+
   it('a stored value the transformer reports stale is written again by an update that changes nothing', async () => {
     const t = new ScramblingTransformer();
     const s = open(dbPath(), t);
