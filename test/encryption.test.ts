@@ -212,9 +212,10 @@ describe('an object that cannot be decrypted', () => {
 
       const w = s.watch(`${EVENTS('bad')}?watch=true&resourceVersion=0`);
       assert.equal(await w.status, 200);
-      const gone = await s.request('DELETE', `${EVENTS('bad')}/a?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
-      assert.equal(gone.status, 200, gone.body);
-      assert.deepEqual(gone.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'a', kind: 'Event' } });
+      // As the README shows it: kubectl delete --raw with the option.
+      const gone = await s.kubectl(['delete', '--raw', `${EVENTS('bad')}/a?ignoreStoreReadErrorWithClusterBreakingPotential=true`], { version: KUBECTL });
+      assert.equal(gone.code, 0, gone.stderr);
+      assert.deepEqual(JSON.parse(gone.stdout), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'a', kind: 'Event' } });
       assert.equal((await s.request('GET', `${EVENTS('bad')}/a`)).status, 404);
       const after = await s.request('GET', EVENTS('bad'));
       assert.equal(after.status, 200, after.body);
