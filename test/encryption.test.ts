@@ -449,3 +449,22 @@ describe('an RBAC object that cannot be decrypted', () => {
     }
   });
 });
+
+describe('a configuration that does not load', () => {
+  it('stops the start with exit code 1 and one error naming the fields', async () => {
+    const conf = writeConfig(join(tempDir(), 'bad.yaml'), ['aesgcm: {keys: [{name: k, secret: c2hvcnQ=}, {name: k, secret: c2hvcnQ=}]}', 'kms: {apiVersion: v2, name: "a:b", endpoint: "tcp://x:1"}']);
+    const s = new TestServer(tempDir());
+    await assert.rejects(s.start([`--encryption-provider-config=${conf}`]), (e: Error) => {
+      assert.match(e.message, /^server exited with 1: /);
+      assert.ok(
+        e.message.includes(
+          'Error: error while parsing file: [resources[0].providers[0].aesgcm.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 5, expected one of [16 24 32], resources[0].providers[0].aesgcm.keys[1].name: Duplicate value: "k", resources[0].providers[0].aesgcm.keys[1].secret: Invalid value: "REDACTED": secret is not of the expected length, got 5, expected one of [16 24 32], resources[0].providers[1].kms.name: Invalid value: "a:b": invalid KMS provider name a:b, must not contain \':\', resources[0].providers[1].kms.endpoint: Invalid value: "tcp://x:1": unsupported scheme "tcp" for KMS provider, only unix is supported]',
+        ),
+        e.message,
+      );
+      assert.ok(!e.message.includes('c2hvcnQ='), 'no secret in the error');
+      return true;
+    });
+    await assert.rejects(new TestServer(tempDir()).start(['--encryption-provider-config-automatic-reload']), /--encryption-provider-config-automatic-reload must be set with --encryption-provider-config/);
+  });
+});

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { decodeEncryptionConfiguration, loadEncryptionConfiguration, parseEncryptionConfiguration, providersFor } from './encryption.ts';
 import { validateEncryptionConfiguration } from './encryption-validation.ts';
 import { aggregateText } from '../apimachinery/field.ts';
+import { featureGates } from '../features.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'enc-config-'));
 const k32 = randomBytes(32).toString('base64');
@@ -133,4 +134,19 @@ test('which providers govern a resource: exact names (both spellings of Events),
   assert.deepEqual(names(conf(`resources:\n- resources: ['*.rbac.authorization.k8s.io']\n${g('r')}- resources: ['*.*']\n${g('all')}`), EVENTS), ['all']);
   assert.deepEqual(names(conf(`resources:\n- resources: [events]\n  providers: [{identity: {}}]\n- resources: ['*.*']\n${g('all')}`), EVENTS), ['identity'], 'identity exempts from a later *.*');
   assert.deepEqual(names(conf(`resources:\n- resources: [events]\n${g('a')}- resources: [events.events.cluster.io]\n${g('b')}`), EVENTS), ['a', 'b']);
+});
+
+test("KMS v1 (the default apiVersion) is refused with upstream's deprecation text; with the KMSv1 gate on, as not implemented", () => {
+  const v1 = `${head}resources:\n- resources: [events]\n  providers:\n  - kms: {name: old, endpoint: unix:///tmp/k.sock}\n`;
+  assert.equal(
+    loadError(v1),
+    'error while building transformers: KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.',
+  );
+  featureGates.set({ KMSv1: true });
+  try {
+    assert.equal(loadError(v1), 'error while building transformers: could not configure KMS plugin "old": KMS v1 providers are not supported by this server, use apiVersion: v2');
+  } finally {
+    featureGates.set({});
+  }
+  assert.equal(loadError(v1.replace('{name: old', '{apiVersion: v2, name: old')), '');
 });
