@@ -103,8 +103,9 @@ export interface DeleteOptions {
   validateDeletion?(current: StoredObject): void | Promise<void>;
   /**
    * Delete the key even when its stored value cannot be read back (upstream's IgnoreStoreReadError, behind
-   * `ignoreStoreReadErrorWithClusterBreakingPotential`): `validateDeletion` is then not called for an unreadable
-   * value, the returned object and the DELETED change carry an empty `value` and no `object`.
+   * `ignoreStoreReadErrorWithClusterBreakingPotential`, and the TTL sweep): for an unreadable value `validateDeletion`
+   * gets the row's key and revision with an empty `value`, and the returned object and the DELETED change carry an
+   * empty `value` and no `object`.
    */
   ignoreStoreReadError?: boolean;
 }

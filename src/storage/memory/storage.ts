@@ -156,6 +156,7 @@ export class MemoryStorage implements Storage {
         cur = await this.#values.readFull(key, version.rv, version.data);
       } catch (e) {
         if (!(opts.ignoreStoreReadError && e instanceof StorageError && e.code === 'Corrupt')) throw e;
+        await opts.validateDeletion?.({ ...this.#served(version), value: Buffer.alloc(0) });
         this.#checkOpen();
         if (this.#current.get(key) !== version) continue;
         return this.#deleteUnreadable(key, version);

@@ -130,6 +130,8 @@ export class SqliteStorage implements Storage {
         validateDeletion: (cur) => {
           if (cur.rv !== rv) throw new StorageError('Internal', key, 'rewritten since it expired');
         },
+        // An expired value goes whether or not it can be read, as an etcd lease deletes its keys unread.
+        ignoreStoreReadError: true,
       }),
     );
   }
@@ -292,6 +294,9 @@ export class SqliteStorage implements Storage {
         throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       }
       if (unreadable) {
+        // The validator sees what there is: the row's revision, an empty value (the TTL sweep checks the revision).
+        await opts.validateDeletion?.(cur.stored);
+        this.checkOpen();
         if (this.changedSince(key, view, epoch)) continue;
         const req = { key, type: TYPE_DELETED, prev: cur.stored, expiresAt: undefined, data: cur.data, plain: cur.plain };
         return toStored(await this.commits.write(req, () => ({ value: cur.plain, object: undefined })));
