@@ -108,7 +108,7 @@ async function main(): Promise<void> {
 
   await step('metrics', '10. The cost of metrics', () => runMetricsCost(cfg, log));
 
-  await step('encryption', '11. The cost of encryption at rest', () => runEncryptionCost(cfg, log));
+  await step('encryption', '13. The cost of encryption at rest', () => runEncryptionCost(cfg, log));
 
   await step('etcd', 'etcd put rate', () => runEtcd(cfg, tools, (c) => medianRate(normal, 'h2', c), log));
 

@@ -1,5 +1,5 @@
 /**
- * Scenario 11 (issue 13): what encryption at rest costs a create. Two servers of this build side by side, one
+ * Scenario 13 (issue 13): what encryption at rest costs a create. Two servers of this build side by side, one
  * without `--encryption-provider-config` (values stored as they are: the identity transformer) and one with an
  * aesgcm configuration for Events, driven alternately with the same load: creates at c=64 over HTTP/2. Goal: the
  * aesgcm create rate within 15 % of identity.
@@ -16,7 +16,7 @@ import { fmt, fmtSpread, judge, spread } from '../lib/stats.ts';
 
 export async function runEncryptionCost(cfg: BenchConfig, log: (m: string) => void): Promise<Section> {
   const section = newSection(
-    '11. The cost of encryption at rest',
+    '13. The cost of encryption at rest',
     'The same build twice: without an encryption configuration (identity) and with `aesgcm` (one 32-byte key) for Events. A/B pairs alternate between the two servers; ratio = aesgcm ÷ identity per pair. Runs are at least 2.5 s and at least 5 pairs even in quick mode: the target is 15 %.',
   );
   const pairs = Math.max(cfg.pairs, 5);
