@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --only=create,get,…] [-- --out=FILE]`: the benchmark of issue 4 (and issue 9's
- * paged walk, issue 10's metrics cost, issue 13's encryption cost). Steps: create, get, autocannon, calibration, watch, metrics, encryption, etcd, durable, overload, data (lists, walks,
+ * paged walk, issue 10's metrics cost, issue 11's token cost, issue 12's RBAC cost, issue 13's encryption cost). Steps: create, get, autocannon, calibration, watch, metrics, token, rbac, encryption, etcd, durable, overload, data (lists, walks,
  * selective lists, resume, memory); `list` alone runs only the lists and walks of the data step.
  * Starts the real server as a user would (child process, HTTPS, client certificate, embedded SQLite), drives it
  * from separate load processes, measures the bare-Node baselines and raw etcd in the same run, and writes
@@ -23,6 +23,8 @@ import { runData } from './scenarios/data.ts';
 import { runEtcd } from './scenarios/etcd.ts';
 import { runGets } from './scenarios/get.ts';
 import { runMetricsCost } from './scenarios/metrics-cost.ts';
+import { runTokenAuthCost } from './scenarios/token-auth.ts';
+import { runRbacCost } from './scenarios/rbac-cost.ts';
 import { runEncryptionCost } from './scenarios/encryption-cost.ts';
 import { runOverload } from './scenarios/overload.ts';
 import { runWatch } from './scenarios/watch.ts';
@@ -107,6 +109,10 @@ async function main(): Promise<void> {
   });
 
   await step('metrics', '10. The cost of metrics', () => runMetricsCost(cfg, log));
+
+  await step('token', '11. Bearer token vs client certificate', () => runTokenAuthCost(cfg, log));
+
+  await step('rbac', '12. A user allowed by RBAC vs an admin', () => runRbacCost(cfg, log));
 
   await step('encryption', '13. The cost of encryption at rest', () => runEncryptionCost(cfg, log));
 

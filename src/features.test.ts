@@ -15,6 +15,8 @@ test('known gates: every gate of the spec at its 1.36 stage and default, with th
     { name: 'NativeHistograms', default: false, stage: 'ALPHA' },
     { name: 'PodAndContainerStatsFromCRI', default: false, stage: 'ALPHA' },
     { name: 'ShardedListAndWatch', default: false, stage: 'ALPHA' },
+    { name: 'StructuredAuthenticationConfigurationJWKSMetrics', default: true, stage: 'BETA' },
+    { name: 'UnauthenticatedHTTP2DOSMitigation', default: true, stage: 'BETA' },
   ]);
   assert.equal(featureGates.enabled('ShardedListAndWatch'), false);
   assert.equal(featureGates.enabled('NativeHistograms'), false);

@@ -48,6 +48,10 @@ const KNOWN: readonly FeatureSpec[] = [
   { name: 'PodAndContainerStatsFromCRI', default: false, stage: 'ALPHA' },
   /** shardSelector on list and watch (KEP-5866). */
   { name: 'ShardedListAndWatch', default: false, stage: 'ALPHA' },
+  /** The JWT authenticators' JWKS fetch metrics (beta, on by default since 1.35). */
+  { name: 'StructuredAuthenticationConfigurationJWKSMetrics', default: true, stage: 'BETA' },
+  /** HTTP/2 connections of unauthenticated and anonymous requests are closed after the response (beta, on since 1.29). */
+  { name: 'UnauthenticatedHTTP2DOSMitigation', default: true, stage: 'BETA' },
 ];
 
 const META_GATES: Record<string, FeatureStage> = { AllAlpha: 'ALPHA', AllBeta: 'BETA' };

@@ -46,8 +46,9 @@ const ALLOWED: Record<string, string[]> = {
   // Configuration files (TracingConfiguration, AuthenticationConfiguration): decoding and upstream's validation
   // texts; CEL expressions in them are compiled at load.
   config: ['apis', 'apimachinery', 'cel', ...BASE],
-  // CEL environments and the Kubernetes function library.
-  cel: [...BASE],
+  // CEL environments and the Kubernetes function library (its format library checks names with apimachinery's
+  // validation, as upstream's does).
+  cel: ['apimachinery', ...BASE],
   apis: ['apimachinery', ...BASE],
   apimachinery: ['apis', ...BASE],
   storage: ['apis', 'apimachinery', 'metrics', 'tracing', ...BASE],
@@ -87,6 +88,8 @@ describe('architecture', () => {
       const text = readFileSync(file, 'utf8');
       for (const m of text.matchAll(/^import\s+(type\s+)?[^;]*?from\s*'([^']+)'/gm)) {
         const [, typeOnly, pkg] = m;
+        // The etcd3 backend's client is gRPC: cmd loads the backend (dynamically) only with --storage-backend=etcd3.
+        if (module === 'storage/etcd3/client.ts' && pkg === '@grpc/grpc-js') continue;
         if ((pkg!.startsWith('@opentelemetry/') && pkg !== '@opentelemetry/api') || pkg!.startsWith('@grpc/')) {
           if (!typeOnly) bad.push(`${module} imports ${pkg} at load`);
         }

@@ -6,6 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http2 from 'node:http2';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -228,5 +229,51 @@ describe('--anonymous-auth=false', () => {
       assert.equal(r.status, 401, path);
     }
     assert.equal((await closed.request('GET', '/healthz')).status, 200, 'the admin certificate still works');
+  });
+});
+
+describe('unauthenticated HTTP/2 (UnauthenticatedHTTP2DOSMitigation, on by default)', () => {
+  /** Three requests on one HTTP/2 connection while the server keeps it; the GOAWAY frames and whether it closed. */
+  async function onOneConnection(path: string, opts: { cert?: IssuedCert; headers?: Record<string, string> } = {}): Promise<{ statuses: number[]; goaway: boolean; closed: boolean }> {
+    const session = http2.connect(s.url, { ca: caPem, servername: 'localhost', ...(opts.cert ? { cert: opts.cert.certPem, key: opts.cert.key.pem } : {}) });
+    let goaway = false;
+    let closed = false;
+    session.on('goaway', () => (goaway = true));
+    session.on('close', () => (closed = true));
+    session.on('error', () => {});
+    const statuses: number[] = [];
+    try {
+      for (let i = 0; i < 3 && !goaway && !closed; i++) {
+        statuses.push(
+          await new Promise<number>((resolve, reject) => {
+            const req = session.request({ ':path': path, ...opts.headers });
+            let status = 0;
+            req.on('response', (h) => (status = Number(h[':status'])));
+            req.on('data', () => {});
+            req.on('end', () => resolve(status));
+            req.on('error', reject);
+            req.end();
+          }),
+        );
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // After a GOAWAY the server closes the connection once its streams are done: wait for that (bounded).
+      if (goaway && !closed) await new Promise((r) => { session.once('close', r); setTimeout(r, 5_000).unref(); });
+    } finally {
+      session.close();
+    }
+    return { statuses, goaway, closed };
+  }
+
+  it('an anonymous request or a refused token ends its connection after the answer (GOAWAY); an authenticated one keeps it', async () => {
+    const anonymous = await onOneConnection('/healthz');
+    assert.deepEqual(anonymous, { statuses: [200], goaway: true, closed: true }, 'anonymous /healthz');
+    const refused = await onOneConnection('/apis/events.cluster.io/v1/namespaces/default/events', { headers: { authorization: `Bearer ${BAD_TOKEN}` } });
+    assert.deepEqual(refused, { statuses: [401], goaway: true, closed: true }, 'a refused token');
+    const token = await onOneConnection('/healthz', { headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.deepEqual(token, { statuses: [200, 200, 200], goaway: false, closed: false }, 'a token of the token file');
+    const cert = await onOneConnection('/healthz', { cert: await admin() });
+    assert.deepEqual(cert, { statuses: [200, 200, 200], goaway: false, closed: false }, 'the admin certificate');
+    assert.ok(!s.stderr.includes(BAD_TOKEN), 'the refused token reached the log');
   });
 });

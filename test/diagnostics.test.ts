@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, TestServer } from './helpers/server.ts';
+import { ROOT, TEST_STORAGE, TestServer } from './helpers/server.ts';
 
 const STATUSZ_JSON = 'application/json;v=v1beta1;g=config.cluster.io;as=Statusz';
 const FLAGZ_JSON = 'application/json;v=v1beta1;g=config.cluster.io;as=Flagz';
@@ -125,7 +125,8 @@ describe('a default server', () => {
     assert.equal(c.securePort, s.port);
     assert.equal(c.dataDir, s.dataDir);
     assert.equal(c.eventTTL, '2h0m0s');
-    assert.equal(c.storageBackend, 'sqlite');
+    assert.equal(c.storageBackend, TEST_STORAGE);
+    assert.deepEqual(c.authorizationModes, ['RBAC']);
     assert.equal(c.featureGates.NativeHistograms, true);
     assert.equal(c.featureGates.ComponentStatusz, true);
     assert.equal(c.featureGates.ShardedListAndWatch, false);

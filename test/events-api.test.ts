@@ -1,7 +1,7 @@
 /** End-to-end: the events API over real HTTPS with the generated admin certificate. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TestServer, sampleEvent } from './helpers/server.ts';
+import { TEST_STORAGE, TestServer, sampleEvent } from './helpers/server.ts';
 
 const BASE = '/apis/events.cluster.io/v1';
 const s = new TestServer();
@@ -380,7 +380,11 @@ describe('platform endpoints', () => {
     const ready = await s.request('GET', '/readyz?verbose', undefined, {}, false);
     assert.equal(ready.status, 200);
     assert.match(ready.body, /\[\+\]ping ok/);
-    assert.match(ready.body, /\[\+\]sqlite ok/);
+    // The storage check is named after the backend (decision 7): sqlite, or upstream's etcd and etcd-readiness.
+    if (TEST_STORAGE === 'etcd3') {
+      assert.match(ready.body, /\[\+\]etcd ok/);
+      assert.match(ready.body, /\[\+\]etcd-readiness ok/);
+    } else assert.match(ready.body, /\[\+\]sqlite ok/);
     assert.match(ready.body, /readyz check passed/);
     const v = await s.request('GET', '/version', undefined, {}, false);
     assert.equal(v.json().major, '1');

@@ -96,9 +96,9 @@ async function kubectl(args: string[], opts: { version?: string; as?: Identity; 
 }
 
 describe('RBAC with kubectl', () => {
-  // kubectl 1.32 and later send RBAC objects as protobuf bodies, which this server does not decode yet (415): writes
-  // are shown with 1.27 and 1.31, reads with 1.33 as well.
-  for (const v of ['1.27', '1.31']) {
+  // kubectl 1.32 and later send RBAC objects (creates, and reconcile's updates) as protobuf bodies and do not retry
+  // with JSON after a 415; 1.31 and earlier send JSON.
+  for (const v of ['1.27', '1.31', '1.32', '1.33']) {
     it(`admin creates roles and bindings with kubectl ${v}`, async () => {
       const ns = `k${v.replace('.', '')}`;
       assert.match(await kubectl(['create', 'role', 'reader', '-n', ns, '--verb=get,list,watch', '--resource=events.events.cluster.io,events'], { version: v }), /role.rbac.authorization.k8s.io\/reader created/);
@@ -137,6 +137,12 @@ describe('RBAC with kubectl', () => {
       await kubectl(['auth', 'reconcile', '-f', file], { version: v });
       const rules = JSON.parse(await kubectl(['get', 'role', 'reconciled', '-n', ns, '-o', 'json'], { version: v })).rules;
       assert.equal(rules.length, 2);
+      // A rule and a subject the manifest adds are written by updates (PUT; protobuf from 1.32 on).
+      writeFileSync(file, manifest.replace('verbs: [get]}]', 'verbs: [get]}, {apiGroups: [""], resources: [events], verbs: [watch]}]').replace('apiGroup: rbac.authorization.k8s.io}]', 'apiGroup: rbac.authorization.k8s.io}, {kind: Group, name: auditors, apiGroup: rbac.authorization.k8s.io}]'));
+      assert.match(await kubectl(['auth', 'reconcile', '-f', file], { version: v }), /role.rbac.authorization.k8s.io\/reconciled reconciled/);
+      assert.equal(JSON.parse(await kubectl(['get', 'role', 'reconciled', '-n', ns, '-o', 'json'], { version: v })).rules.length, 3);
+      const subjects = JSON.parse(await kubectl(['get', 'rolebinding', 'reconciled', '-n', ns, '-o', 'json'], { version: v })).subjects;
+      assert.deepEqual(subjects.map((x: { name: string }) => x.name), ['dave', 'auditors']);
     });
   }
 

@@ -14,7 +14,10 @@ import https from 'node:https';
 import { join } from 'node:path';
 import { importSigningKey, issueCertificate } from '../src/cmd/x509gen.ts';
 import { OTLPCollector, type ReceivedSpan } from './helpers/otlp-collector.ts';
-import { ROOT, TestServer, sampleEvent } from './helpers/server.ts';
+import { ROOT, TEST_STORAGE, TestServer, sampleEvent } from './helpers/server.ts';
+
+/** Storage spans are named after the backend: `Create sqlite`, or upstream's `Create etcd3`. */
+const BACKEND = TEST_STORAGE === 'etcd3' ? 'etcd3' : 'sqlite';
 
 // The server inherits this: its batch processor exports every 50 ms instead of every 5 s.
 process.env.OTEL_BSP_SCHEDULE_DELAY = '50';
@@ -114,7 +117,7 @@ describe('tracing with samplingRatePerMillion unset: the caller decides', () => 
         client: '127.0.0.1',
       },
     );
-    const storage = one(spans, 'Create sqlite');
+    const storage = one(spans, `Create ${BACKEND}`);
     assert.equal(storage.parentSpanId, handler.spanId);
     assert.deepEqual(
       [storage.attributes.key, storage.attributes.group, storage.attributes.resource, storage.attributes.type, storage.attributes['audit-id']],
@@ -131,7 +134,7 @@ describe('tracing with samplingRatePerMillion unset: the caller decides', () => 
     const get = newTraceparent(true);
     assert.equal((await s.request('GET', '/api/v1/namespaces/default/events/traced-2', undefined, { traceparent: get.header })).status, 200);
     const getSpans = await traceOf(collector, get.traceId, 'GET /api/v1/namespaces/{:namespace}/events/{:name}', 5);
-    assert.equal(one(getSpans, 'Get sqlite').parentSpanId, one(getSpans, 'Get').spanId);
+    assert.equal(one(getSpans, `Get ${BACKEND}`).parentSpanId, one(getSpans, 'Get').spanId);
 
     const list = newTraceparent(true);
     assert.equal((await s.request('GET', `${EVENTS}?limit=1`, undefined, { traceparent: list.header })).status, 200);
@@ -144,12 +147,12 @@ describe('tracing with samplingRatePerMillion unset: the caller decides', () => 
     const p = await s.request('PATCH', `${EVENTS}/traced-2`, { metadata: { labels: { patched: 'yes' } } }, { traceparent: patch.header, 'content-type': 'application/merge-patch+json' });
     assert.equal(p.status, 200, p.body);
     const patchSpans = await traceOf(collector, patch.traceId, 'PATCH /apis/events.cluster.io/v1/namespaces/{:namespace}/events/{:name}', 5);
-    assert.equal(one(patchSpans, 'GuaranteedUpdate sqlite').parentSpanId, one(patchSpans, 'Patch').spanId);
+    assert.equal(one(patchSpans, `GuaranteedUpdate ${BACKEND}`).parentSpanId, one(patchSpans, 'Patch').spanId);
 
     const del = newTraceparent(true);
     assert.equal((await s.request('DELETE', `${EVENTS}/traced-2`, undefined, { traceparent: del.header })).status, 200);
     const delSpans = await traceOf(collector, del.traceId, 'DELETE /apis/events.cluster.io/v1/namespaces/{:namespace}/events/{:name}', 4);
-    assert.equal(one(delSpans, 'Delete sqlite').parentSpanId, one(delSpans, 'Delete').spanId);
+    assert.equal(one(delSpans, `Delete ${BACKEND}`).parentSpanId, one(delSpans, 'Delete').spanId);
 
     const version = newTraceparent(true);
     assert.equal((await s.request('GET', '/version', undefined, { traceparent: version.header })).status, 200);

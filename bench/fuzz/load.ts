@@ -101,6 +101,8 @@ export interface LoadResult extends LoadProgress {
   transportErrorKinds: Record<string, number>;
   h2SessionsOpened: number;
   h2SessionsLost: number;
+  /** Anonymous HTTP/2 requests sent again on a new connection after the server refused their stream unprocessed. */
+  retriedRefusedStreams: number;
   /** Sessions the client closed itself after CANCELS_PER_SESSION cancelled streams. */
   h2SessionsRetired: number;
   /** Stalls of the load process's own event loop over a second: how many, the longest, all together (ms). */
@@ -148,6 +150,8 @@ void onStdinCommand('stop').then((why) => {
 
 let h2SessionsOpened = 0;
 let h2SessionsLost = 0;
+/** Anonymous HTTP/2 requests sent again after the server refused their stream unprocessed (see anonymousH2Request). */
+let retriedRefusedStreams = 0;
 let sessionsRetired = 0;
 
 async function connect(withCert: boolean, t: ClientTls): Promise<http2.ClientHttp2Session> {
@@ -204,6 +208,27 @@ class SessionSlot {
   destroy(): void {
     void this.#p?.then((s) => s.destroy(), () => {});
     this.#p = undefined;
+  }
+}
+
+/**
+ * An anonymous HTTP/2 request as Go's transport (client-go, kubectl) sends it. The server closes an anonymous
+ * connection after its first answer (UnauthenticatedHTTP2DOSMitigation: GOAWAY, then close), so the other requests
+ * this client already put on that connection are refused unprocessed (REFUSED_STREAM, or GOAWAY before the stream
+ * opened); RFC 9113 §8.7 makes those safe to send again, and Go's transport does, on a new connection.
+ */
+async function anonymousH2Request(opts: Parameters<typeof h2Request>[1]): Promise<RawResult> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const res = await h2Request(await anonSlot.get(), opts);
+      if (res.cut || res.timedOut) anonSlot.noteCancel();
+      return res;
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      const refused = /rstCode 7\)/.test(err.message) || err.code === 'ERR_HTTP2_GOAWAY_SESSION' || err.code === 'ERR_HTTP2_INVALID_SESSION';
+      if (!refused || attempt >= 10) throw e;
+      retriedRefusedStreams++;
+    }
   }
 }
 
@@ -417,6 +442,8 @@ async function send(r0: FuzzRequest, session?: http2.ClientHttp2Session): Promis
       } finally {
         own.destroy();
       }
+    } else if (r.h2 && r.anon && !session) {
+      res = await anonymousH2Request(opts);
     } else if (r.h2) {
       const slot = session ? undefined : r.anon ? anonSlot : slots[rr++ % slots.length]!;
       res = await h2Request(session ?? (await slot!.get()), opts);
@@ -686,6 +713,7 @@ async function main(): Promise<LoadResult> {
     transportErrorKinds,
     h2SessionsOpened,
     h2SessionsLost,
+    retriedRefusedStreams,
     h2SessionsRetired: sessionsRetired,
     clientStalls: { count: stalls.length, longestMs: Math.max(0, ...stalls.map((s) => s.to - s.from)), totalMs: stalls.reduce((a, s) => a + s.to - s.from, 0) },
     issue8,

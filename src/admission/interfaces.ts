@@ -1,8 +1,9 @@
 /**
  * Admission (k8s.io/apiserver `pkg/admission`): plugins that see every write after authorization. Mutating plugins
  * may change the object before it is validated and stored; validating plugins may only refuse. The REST handlers
- * call them at upstream's points (see src/registry/rest/admission.ts); which plugins run is configured by the
- * AdmissionConfiguration of a later issue.
+ * call them at upstream's points (see src/registry/rest/admission.ts); which named plugins run is chosen by
+ * `--enable-admission-plugins` / `--disable-admission-plugins` and configured by the AdmissionConfiguration
+ * (plugins.ts, src/config/admission.ts).
  */
 import type { KubeObject } from '../apis/meta/v1/types.ts';
 

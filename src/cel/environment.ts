@@ -10,6 +10,10 @@ import { Environment, type ASTNode, type ParseResult } from '@marcbachmann/cel-j
 import { charge, withBudget } from './cost.ts';
 import { registerTwoVariableComprehensions } from './comprehensions.ts';
 import { registerKubernetesLibrary } from './library.ts';
+import { registerSemverLibrary } from './library-semver.ts';
+import { registerFormatLibrary } from './library-format.ts';
+import { registerIPLibrary } from './library-ip.ts';
+import { registerQuantityLibrary } from './library-quantity.ts';
 
 /** The name of the function used once to reach the library's evaluator (see instrument()). */
 const PROBE = '__cost_probe__';
@@ -18,6 +22,10 @@ const PROBE = '__cost_probe__';
 export function newEnvironment(declare: (env: Environment) => void): Environment {
   const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
   registerKubernetesLibrary(env);
+  registerSemverLibrary(env);
+  registerFormatLibrary(env);
+  registerIPLibrary(env);
+  registerQuantityLibrary(env);
   registerTwoVariableComprehensions(env);
   declare(env);
   instrument(env);

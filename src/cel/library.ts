@@ -11,8 +11,9 @@
  * - regex: `find`, `findAll` (JavaScript regular expressions stand in for RE2: the same for the common syntax);
  * - URLs: `url`, `isURL`, `getScheme`, `getHost`, `getHostname`, `getPort`, `getEscapedPath`, `getQuery`.
  *
- * Not here (documented gaps): `format`, quantity, IP/CIDR, semver and authz. Two-variable comprehensions are
- * in comprehensions.ts.
+ * `format` is in library-format.ts, semver in library-semver.ts, IP/CIDR in library-ip.ts, quantity in
+ * library-quantity.ts; two-variable comprehensions are in comprehensions.ts. Not here: authz, whose functions need
+ * an `authorizer` variable that authentication expressions do not have.
  *
  * cel-js rejects dotted function names, so `sets.x(…)` is a method of a constant `sets` of a namespace type, the way
  * the library itself provides `optional.of(…)`. Functions that walk their input charge its size to the cost meter.

@@ -17,13 +17,13 @@ import { loadAuthenticationConfiguration, type LoadedAuthenticationConfiguration
 import { decideReload } from '../config/authentication-reload.ts';
 import type { CompiledAuthenticationConfiguration } from '../config/authentication-validation.ts';
 import type { Registry } from '../metrics/registry.ts';
+import { JWTMetrics } from '../server/authentication-metrics.ts';
+import { featureGates } from '../features.ts';
 import { log } from '../util/log.ts';
 
 /** upstream's hashes in metric labels: `sha256:<hex>`. */
 export const sha256Label = (s: string) => `sha256:${createHash('sha256').update(s).digest('hex')}`;
 
-/** jwt latency buckets (reference §1.5). */
-const JWT_LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface AuthenticationConfigOptions {
   registry: Registry;
@@ -51,7 +51,7 @@ export class ReloadingJWTAuthenticator implements Authenticator {
   #again = false;
   readonly #record: (status: 'success' | 'failure') => void;
   readonly #configInfo: (data: string) => void;
-  readonly #onResult: (issuerURL: string, result: 'success' | 'failure', seconds: number) => void;
+  readonly #jwtMetrics: JWTMetrics;
 
   /** Loads the file (throws AuthenticationConfigError for the start-up message) and starts watching it. */
   constructor(path: string, o: AuthenticationConfigOptions) {
@@ -65,7 +65,6 @@ export class ReloadingJWTAuthenticator implements Authenticator {
     const reloads = o.registry.counter('apiserver_authentication_config_controller_automatic_reloads_total', 'Total number of automatic reloads of authentication configuration split by status and apiserver identity.');
     const last = o.registry.gauge('apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds', 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.');
     const info = o.registry.gauge('apiserver_authentication_config_controller_last_config_info', 'Information about the last applied authentication configuration with hash as label, split by apiserver identity.');
-    const latency = o.registry.histogram('apiserver_authentication_jwt_authenticator_latency_seconds', 'Latency of jwt authentication operations in seconds. This is the time spent authenticating a token for cache miss only (i.e. when the token is not found in the cache).', JWT_LATENCY_BUCKETS);
     this.#record = (status) => {
       reloads.with(id, status).inc();
       last.with(id, status).set(Date.now() / 1000);
@@ -75,7 +74,7 @@ export class ReloadingJWTAuthenticator implements Authenticator {
       info.reset();
       info.with(id, sha256Label(data)).set(1);
     };
-    this.#onResult = (issuerURL, result, seconds) => latency.with(sha256Label(issuerURL), result).observe(seconds);
+    this.#jwtMetrics = new JWTMetrics(o.registry, o.apiserverID, { jwksMetrics: featureGates.enabled('StructuredAuthenticationConfigurationJWKSMetrics') });
     this.#configInfo(loaded.data);
     this.#current = this.#build(loaded);
     this.#watch();
@@ -85,8 +84,8 @@ export class ReloadingJWTAuthenticator implements Authenticator {
     return this.#current.authenticate(req);
   }
 
-  /** A bearer token for the token union (through the issuers' 10 s success cache). */
-  authenticateToken(token: string): Promise<AuthenticationResult> {
+  /** A bearer token for the token union (the server's token cache is in front of the union). */
+  authenticateToken(token: string): AuthenticationResult | Promise<AuthenticationResult> {
     return this.#current.authenticateToken(token);
   }
 
@@ -165,13 +164,16 @@ export class ReloadingJWTAuthenticator implements Authenticator {
     this.#current = next;
     this.#tracked = data;
     setTimeout(() => old.close(), this.#o.closeDelayMs).unref();
+    const kept = new Set(next.issuers.map((i) => i.issuerURL));
+    for (const i of old.issuers) if (!kept.has(i.issuerURL)) this.#jwtMetrics.forgetIssuer(i.issuerURL);
     this.#configInfo(data);
     this.#record('success');
     log.info('Loaded a new authentication configuration', { path: this.#path });
   }
 
   #build(compiled: CompiledAuthenticationConfiguration): JWTAuthenticators {
-    return newJWTAuthenticators(compiled, { onResult: this.#onResult });
+    // No cache of their own: the server's token cache stands in front of the whole token union, as upstream's.
+    return newJWTAuthenticators(compiled, { ...this.#jwtMetrics.hooks, successCacheTTLMs: 0 });
   }
 
   #watch(): void {

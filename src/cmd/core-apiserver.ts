@@ -5,6 +5,10 @@ import { aggregateText } from '../apimachinery/field.ts';
 import { anonymousFlagConflict } from '../config/authentication-reload.ts';
 import { randomUUID } from 'node:crypto';
 import { ReloadingJWTAuthenticator } from './authentication-config.ts';
+import { oidcFlagsToAuthenticationConfiguration } from '../config/authentication-oidc-flags.ts';
+import { compileAuthenticationConfiguration } from '../config/authentication.ts';
+import { type JWTAuthenticators, newJWTAuthenticators } from '../auth/authenticator/jwt/jwt-authenticators.ts';
+
 import { readAllowListManifest, toAllowList } from '../metrics/allow-list.ts';
 import { registerProcessMetrics } from '../metrics/process.ts';
 import { mkdirSync } from 'node:fs';
@@ -22,23 +26,29 @@ import type { Authenticator } from '../auth/authenticator/interface.ts';
 import { RequestHeaderAuthenticator, type RequestHeaderNames } from '../auth/authenticator/request-header.ts';
 import { BearerTokenAuthenticator, type TokenAuthenticator, TokenUnion } from '../auth/authenticator/token.ts';
 import { TokenFileAuthenticator } from '../auth/authenticator/token-file.ts';
+import { CachedTokenAuthenticator } from '../auth/authenticator/token-cache.ts';
 import { registerSelfSubjectReviews } from '../registry/selfsubjectreviews/storage.ts';
-import { AuthenticationMetrics } from '../server/authentication-metrics.ts';
+import { AuthenticationMetrics, JWTMetrics, TokenCacheMetrics } from '../server/authentication-metrics.ts';
 import { PrivilegedGroupsAuthorizer } from '../auth/authorizer/privileged-groups.ts';
 import { UnionAuthorizer } from '../auth/authorizer/union.ts';
-import { AdmissionChain } from '../admission/chain.ts';
+import { ConfiguredAuthorizer } from './authorization.ts';
+import { AuthorizationMetrics } from './authorization-metrics.ts';
+import { registerAccessReviews } from '../registry/accessreviews/storage.ts';
+import { buildAdmissionChain } from './admission.ts';
+import { AdmissionMetrics } from '../server/admission-metrics.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
 import { EVENTS_BACKEND, startEncryption } from './encryption.ts';
+import type { EtcdClusters } from './etcd-storage.ts';
 import { startRbac } from './rbac.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { APIServer } from '../server/server.ts';
 import { installZpages } from '../server/zpages/handlers.ts';
 import { startCompactor } from '../storage/compactor.ts';
-import { openSqliteStorage } from '../storage/sqlite/index.ts';
+import { type SqliteStorage, openSqliteStorage } from '../storage/sqlite/index.ts';
 import { CacherMetrics } from '../storage/cacher/metrics.ts';
-import { StorageMetrics, registerStorageSize } from '../storage/metrics.ts';
+import { StorageMetrics, registerLeaseObjectCounts, registerStorageSize } from '../storage/metrics.ts';
 import { WatchMetrics } from '../server/watch-metrics.ts';
 import { log } from '../util/log.ts';
 import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo, versionLine } from '../version.ts';
@@ -58,6 +68,7 @@ import { DEFAULT_ENDPOINT, loadTracingConfiguration } from '../config/tracing.ts
 import { startTracing, type TracingProvider } from '../tracing/provider.ts';
 import { activeTracer } from '../tracing/tracing.ts';
 import { type KeyOwner, tracedStorage } from '../storage/traced.ts';
+import type { Storage } from '../storage/interface.ts';
 import { EVENTS_KEY_ROOT } from '../registry/events/storage.ts';
 import { GROUP as EVENTS_GROUP, KIND as EVENT_KIND, RESOURCE as EVENTS_RESOURCE } from '../apis/events/v1/types.ts';
 
@@ -111,6 +122,7 @@ function buildAuthenticator(
   metrics: AuthenticationMetrics | undefined,
   jwt: readonly TokenAuthenticator[],
   anonymous: { enabled: boolean; paths?: readonly string[] },
+  tokenCacheMetrics: TokenCacheMetrics | undefined,
 ): { authenticator: Authenticator; tokens: TokenUnion; requestHeaders?: RequestHeaderNames; requestHeaderCA?: string } {
   const rh = opts.requestHeader;
   const requestHeaderCA = rh.clientCaFile ? loadRequestHeaderCaFile(rh.clientCaFile) : undefined;
@@ -129,7 +141,8 @@ function buildAuthenticator(
   );
   const tokens = new TokenUnion();
   tokens.set([...(opts.tokenAuthFile ? [TokenFileAuthenticator.fromFile(opts.tokenAuthFile, (m) => log.warning(m))] : []), ...jwt]);
-  authenticators.push(new BearerTokenAuthenticator(tokens));
+  // Upstream's token cache in front of the whole union (10 s for successes, single-flight for misses).
+  authenticators.push(new BearerTokenAuthenticator(tokens, new CachedTokenAuthenticator(tokens, { metrics: tokenCacheMetrics })));
   const union = new UnionAuthenticator(authenticators);
   return {
     authenticator: anonymous.enabled ? new AnonymousFallback(union, anonymous.paths) : union,
@@ -137,6 +150,20 @@ function buildAuthenticator(
     ...(requestHeaders ? { requestHeaders } : {}),
     ...(requestHeaderCA ? { requestHeaderCA } : {}),
   };
+}
+
+/**
+ * The JWT authenticator of the `--oidc-*` flags, or undefined without `--oidc-issuer-url`. Built from the
+ * AuthenticationConfiguration entry the flags stand for (authentication-oidc-flags.ts), validated and compiled as a
+ * file's would be: a bad value stops the start with that validation's text.
+ */
+function oidcFlagsAuthenticator(flags: ServerOptions['oidc'], registry: Registry, apiserverID: string): JWTAuthenticators | undefined {
+  const built = oidcFlagsToAuthenticationConfiguration(flags);
+  if (!built) return undefined;
+  const compiled = compileAuthenticationConfiguration(built.config);
+  const metrics = new JWTMetrics(registry, apiserverID, { jwksMetrics: featureGates.enabled('StructuredAuthenticationConfigurationJWKSMetrics') });
+  // No cache of its own: the server's token cache is in front of the token union.
+  return newJWTAuthenticators(compiled, { ...metrics.hooks, successCacheTTLMs: 0, signingAlgorithms: built.signingAlgorithms });
 }
 
 /** Upstream's statusz reports when the process began, not when serving did. */
@@ -187,7 +214,14 @@ export async function run(argv: string[]): Promise<number> {
     ? await startEncryption(opts.encryptionProviderConfig, opts.encryptionProviderConfigAutomaticReload, { apiserverID, ...(recording ? { registry: metrics } : {}) })
     : undefined;
   const dbPath = join(dataDir, 'events.db');
-  const backend = openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous, ...(encryption ? { transformer: encryption.transformers.forBackend(EVENTS_BACKEND) } : {}) });
+  const eventsTransformer = encryption?.transformers.forBackend(EVENTS_BACKEND);
+  // --storage-backend=etcd3: every API group's storage on etcd (see etcd-storage.ts); else SQLite files in dataDir.
+  // Loaded only then: the etcd client brings gRPC, which a server on SQLite never loads.
+  const etcd: EtcdClusters | undefined = opts.storageBackend === 'etcd3' ? new (await import('./etcd-storage.ts')).EtcdClusters(opts.etcd) : undefined;
+  await etcd?.checkReachable();
+  const backend = etcd
+    ? etcd.open('events.cluster.io', eventCodec, eventsTransformer)
+    : openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous, ...(eventsTransformer ? { transformer: eventsTransformer } : {}) });
   const storage = tracer ? tracedStorage(backend, keyOwner) : backend;
   const stopProcessMetrics = registerProcessMetrics(metrics);
   const resourceMetrics = recording ? { cache: new CacherMetrics(metrics), storage: new StorageMetrics(metrics) } : undefined;
@@ -205,6 +239,7 @@ export async function run(argv: string[]): Promise<number> {
     synchronous: opts.sqliteSynchronous,
     ...(tracer ? { wrap: (s) => tracedStorage(s, groupKeyOwner) } : {}),
     ...(encryption ? { transformer: (group: string) => encryption.transformers.forBackend(group) } : {}),
+    ...(etcd ? { open: (group, scheme, transformer) => ({ backend: etcd.open(group, scheme, transformer), path: opts.etcd.prefix }) } : {}),
   });
   const rbacStorage = groupStorages.forGroup(RBAC_GROUP);
   const rbac = await startRbac({
@@ -216,34 +251,58 @@ export async function run(argv: string[]): Promise<number> {
   });
   if (recording) watchSettings.metrics = new WatchMetrics(metrics);
   for (const r of Object.values(rbac.resources)) groupKeyOwners.set(r.store.prefix(''), { group: r.scope.group, resource: r.scope.resource, type: r.scope.kind });
-  registerStorageSize(metrics, backend, dbPath, ...groupStorages.all().map((g) => ({ storage: g.backend, endpoint: g.path })));
-  const compactors = [storage, rbacStorage.storage].map((s) => startCompactor(s, { retentionMs: Math.max(opts.eventTtlMs, 75_000) }));
+  const sizes = etcd ? etcd.sizeSources() : [{ storage: backend as SqliteStorage, endpoint: dbPath }, ...groupStorages.all().map((g) => ({ storage: g.backend as SqliteStorage, endpoint: g.path }))];
+  registerStorageSize(metrics, sizes[0]!.storage, sizes[0]!.endpoint, ...sizes.slice(1));
+  // etcd: upstream's compactor per cluster; SQLite: history kept for the event TTL.
+  const compactors = etcd ? etcd.startCompactors() : [storage, rbacStorage.storage].map((s) => startCompactor(s, { retentionMs: Math.max(opts.eventTtlMs, 75_000) }));
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
   // Loaded before serving: a bad file stops the start with upstream's message.
   const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID }) : undefined;
+  // Or the legacy --oidc-* flags (flags.ts refuses both): the same authenticator, from the entry they stand for.
+  const oidc = jwt ? undefined : oidcFlagsAuthenticator(opts.oidc, metrics, apiserverID);
+  const authorizationMetrics = recording ? new AuthorizationMetrics(metrics) : undefined;
+  const configured = new ConfiguredAuthorizer(opts.authorization, { rbac: rbac.authorizer, apiserverID, ...(authorizationMetrics ? { metrics: authorizationMetrics } : {}) });
 
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
   health.add('log', logBlockedCheck(), ['healthz', 'livez', 'readyz']);
   for (const c of encryption?.healthChecks ?? []) health.add(c.name, c.check, ['healthz', 'livez', 'readyz']);
-  health.add(storage.name, async () => void (await Promise.all([storage.readinessCheck(), groupStorages.readinessCheck()])), ['healthz', 'livez', 'readyz']);
+  if (etcd) for (const c of etcd.healthChecks()) health.add(c.name, c.fn, c.endpoints);
+  else health.add(storage.name, async () => void (await Promise.all([storage.readinessCheck(), groupStorages.readinessCheck()])), ['healthz', 'livez', 'readyz']);
 
   let address = `${opts.bindAddress}:${opts.securePort}`;
   // core/v1 Events: the same stored objects under the older field names (kubectl events, get events, k9s).
   const coreEvents = registerCoreEvents(events, { ttlSeconds });
-  const scopes = [events.scope, coreEvents.scope, ...registerSelfSubjectReviews(), ...rbac.scopes];
+  // The access reviews ask the authorizer chain and rule resolvers built below, at request time.
+  const scopes = [
+    events.scope,
+    coreEvents.scope,
+    ...registerSelfSubjectReviews(),
+    ...rbac.scopes,
+    ...registerAccessReviews({ authorizer: () => authorizer, ruleResolver: () => ruleResolver }),
+  ];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
   registerBuildInfo(metrics, versionInfo);
   registerFeatureEnabled(metrics, featureGates.list());
-  registerObjectCounts(metrics, [events, coreEvents, ...Object.values(rbac.resources)].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher })));
+  const polled = (s: Storage, prefix: string) => (etcd ? { count: etcd.countPoller(s, prefix) } : {});
+  registerObjectCounts(metrics, [
+    ...[events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher, ...polled(backend, `${EVENTS_KEY_ROOT}/`) })),
+    ...Object.values(rbac.resources).map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher, ...polled(rbacStorage.backend, r.store.prefix('')) })),
+  ]);
+  if (etcd) etcd.onLeaseRetired = registerLeaseObjectCounts(metrics);
   const authenticationMetrics = new AuthenticationMetrics(metrics);
   // The file's `anonymous` section wins over --anonymous-auth, which may then not be given at all (upstream).
   const fileAnonymous = jwt?.anonymous;
   const conflict = anonymousFlagConflict(fileAnonymous, opts.anonymousAuthSet);
   if (conflict) throw new Error(aggregateText([conflict]));
   const anonymous = fileAnonymous ? { enabled: fileAnonymous.enabled, paths: fileAnonymous.conditions.map((c) => c.path) } : { enabled: opts.anonymousAuth };
-  const authn = buildAuthenticator(opts, tls.clientCA, recording ? authenticationMetrics : undefined, jwt ? [jwt] : [], anonymous);
+  if (!fileAnonymous && anonymous.enabled && !opts.authorization.config && opts.authorization.modes.includes('AlwaysAllow')) {
+    // Upstream's ApplyAuthorization: AlwaysAllow would hand everything to anyone without credentials.
+    log.warning('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
+    anonymous.enabled = false;
+  }
+  const authn = buildAuthenticator(opts, tls.clientCA, recording ? authenticationMetrics : undefined, jwt ? [jwt] : oidc ? [oidc] : [], anonymous, recording ? new TokenCacheMetrics(metrics) : undefined);
   let servingPort = opts.securePort;
   const zpages = installZpages({
     statusz: {
@@ -259,8 +318,14 @@ export async function run(argv: string[]): Promise<number> {
     configz: () => effectiveConfig(opts, { dataDir, port: servingPort }),
   });
   // system:masters may do everything (kube-apiserver puts this authorizer first, before --authorization-mode), then
-  // RBAC; a request neither allows ends with NoOpinion: 403.
-  const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), rbac.authorizer]);
+  // the configured chain (RBAC by default); a request nothing allows ends with NoOpinion: 403.
+  const authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), configured]);
+  // What `kubectl auth can-i --list` reads: the rule resolvers of the configured authorizers, reloaded with them (the
+  // system:masters shortcut has none, as upstream; its members see cluster-admin's rules through the bootstrap binding).
+  const ruleResolver = configured;
+  // RBAC escalation prevention is always on (upstream runs it in RBAC's REST strategy); the named plugins are what
+  // --enable-admission-plugins and --admission-control-config-file choose. A bad configuration stops the start here.
+  const admission = buildAdmissionChain(opts, [rbac.escalation(() => authorizer)], recording ? new AdmissionMetrics(metrics) : undefined);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -277,7 +342,8 @@ export async function run(argv: string[]): Promise<number> {
     ...(authn.requestHeaders ? { requestHeaders: authn.requestHeaders } : {}),
     ...(recording ? { authenticationMetrics } : {}),
     authorizer,
-    admission: new AdmissionChain([rbac.escalation(() => authorizer)]),
+    ...(authorizationMetrics ? { recordAuthorization: (a) => authorizationMetrics.filter(a) } : {}),
+    admission,
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     requestTimeoutMs: opts.requestTimeoutMs,
@@ -290,7 +356,7 @@ export async function run(argv: string[]): Promise<number> {
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;
   address = `${host}:${port}`;
   const url = `https://${opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : host}:${port}`;
-  log.info('Serving securely', { address: `${host}:${port}`, storage: `${storage.name}:${dbPath}` });
+  log.info('Serving securely', { address: `${host}:${port}`, storage: etcd ? `etcd3:${etcd.describe()}` : `${storage.name}:${dbPath}` });
   if (tls.kubeconfig) {
     const kubeconfig = join(dataDir, 'admin.kubeconfig');
     writeAdminKubeconfig(kubeconfig, { server: url, caPem: tls.kubeconfig.ca, certPem: tls.kubeconfig.cert, keyPem: tls.kubeconfig.key });
@@ -310,11 +376,14 @@ export async function run(argv: string[]): Promise<number> {
       stopInflightGauge();
       jwt?.stop();
       encryption?.stop();
+      oidc?.close();
+      configured.stop();
       stopProcessMetrics();
       events.cacher.stop();
       rbac.stop();
       await storage.close();
       await groupStorages.close();
+      etcd?.close();
       await tracing?.shutdown();
       log.info('Shutdown complete');
       log.flush();

@@ -23,10 +23,17 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     anonymousAuth: true,
     anonymousAuthSet: false,
     authenticationConfig: '',
+    authorization: { modes: ['RBAC'], policyFile: '', webhookConfigFile: '', webhookVersion: 'v1beta1', webhookCacheAuthorizedTTLMs: 300_000, webhookCacheUnauthorizedTTLMs: 30_000, config: '' },
     tokenAuthFile: '',
+    oidc: { issuerURL: '', clientID: '', caFile: '', usernameClaim: 'sub', usernamePrefix: '', groupsClaim: '', groupsPrefix: '', signingAlgs: ['RS256'], requiredClaims: {}, flagsSet: false },
     requestHeader: { clientCaFile: '', allowedNames: [], usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeaderPrefixes: [] },
     eventTtlMs: 3_600_000,
     storageBackend: 'sqlite',
+    etcd: {
+      servers: [], prefix: '/registry', caFile: '', certFile: '', keyFile: '', serversOverrides: [],
+      compactionIntervalMs: 300_000, countMetricPollPeriodMs: 60_000, dbMetricPollIntervalMs: 30_000,
+      healthcheckTimeoutMs: 2_000, readycheckTimeoutMs: 2_000, leaseReuseDurationSeconds: 60,
+    },
     sqliteSynchronous: 'NORMAL',
     shutdownDelayMs: 0,
     maxRequestsInflight: 400,
@@ -37,6 +44,9 @@ test('defaults are kube-apiserver\'s (with our storage and bind address)', () =>
     tracingConfigFile: '',
     encryptionProviderConfig: '',
     encryptionProviderConfigAutomaticReload: false,
+    enableAdmissionPlugins: [],
+    disableAdmissionPlugins: [],
+    admissionControlConfigFile: '',
     featureGates: {},
     showHiddenMetricsForVersion: '',
     disabledMetrics: [],
@@ -140,7 +150,7 @@ test('pflag error texts', () => {
 });
 
 test('validation after parsing', () => {
-  fails(['--storage-backend=etcd3'], '--storage-backend: unsupported value "etcd3" (supported: sqlite)');
+  fails(['--storage-backend=etcd2'], '--storage-backend: unsupported value "etcd2" (supported: sqlite, etcd3)');
   fails(['--sqlite-synchronous=OFF'], '--sqlite-synchronous: unsupported value "OFF" (supported: NORMAL, FULL)');
   assert.equal(parseFlags(['--sqlite-synchronous=full']).sqliteSynchronous, 'FULL');
   fails(['--secure-port=65536'], '--secure-port 65536 must be between 0 and 65535, inclusive. 0 picks a free port');
@@ -168,8 +178,13 @@ test('registry holds name, type, default, help and current value of every flag',
   parseFlags(['--event-ttl=90m', '-v', '2']);
   const reg = flagRegistry();
   assert.deepEqual([...reg.keys()], [
-    'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'bind-address', 'client-ca-file', 'data-dir', 'disabled-metrics', 'encryption-provider-config', 'encryption-provider-config-automatic-reload', 'event-ttl', 'feature-gates', 'help', 'max-mutating-requests-inflight',
-    'max-requests-inflight', 'min-request-timeout', 'request-timeout', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
+    'admission-control-config-file', 'allow-metric-labels', 'allow-metric-labels-manifest', 'anonymous-auth', 'authentication-config', 'authorization-config', 'authorization-mode',
+    'authorization-policy-file', 'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl', 'authorization-webhook-config-file', 'authorization-webhook-version',
+    'bind-address', 'client-ca-file', 'data-dir', 'disable-admission-plugins', 'disabled-metrics', 'enable-admission-plugins', 'encryption-provider-config', 'encryption-provider-config-automatic-reload', 'etcd-cafile', 'etcd-certfile', 'etcd-compaction-interval',
+    'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval', 'etcd-healthcheck-timeout', 'etcd-keyfile', 'etcd-prefix', 'etcd-readycheck-timeout', 'etcd-servers', 'etcd-servers-overrides',
+    'event-ttl', 'feature-gates', 'help', 'lease-reuse-duration-seconds', 'max-mutating-requests-inflight', 'max-requests-inflight', 'min-request-timeout', 'oidc-ca-file', 'oidc-client-id',
+    'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-issuer-url', 'oidc-required-claim', 'oidc-signing-algs', 'oidc-username-claim', 'oidc-username-prefix', 'request-timeout',
+    'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
     'requestheader-group-headers', 'requestheader-uid-headers', 'requestheader-username-headers', 'secure-port', 'show-hidden-metrics-for-version', 'shutdown-delay-duration',
     'sqlite-synchronous', 'storage-backend', 'tls-cert-file', 'tls-private-key-file', 'token-auth-file', 'tracing-config-file', 'v', 'version',
   ]);
@@ -196,7 +211,7 @@ test('usage lists every flag with type, default and help, in kube-apiserver sect
     for (const line of info.help.split('\n')) assert.ok(text.includes(line), info.name);
   }
   const sections = [...text.matchAll(/^(.*) flags:$/gm)].map((m) => m[1]);
-  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global']);
+  assert.deepEqual(sections, ['Generic', 'Storage', 'Secure serving', 'Authentication', 'Authorization', 'Admission', 'Metrics', 'Misc', 'Logs', 'Traces', 'Global']);
   assert.match(text, /^ {6}--event-ttl duration {2}Amount of time to retain events\. \(default 1h0m0s\)$/m);
   assert.match(text, /^ {6}--data-dir string {2,}.* \(default "\.\/data"\)$/m);
   assert.match(text, /^ {6}--secure-port int {2,}.* \(default 6443\)$/m);
@@ -300,4 +315,75 @@ test('request header warnings: lists that leave out the standard header, as upst
     '--requestheader-group-headers is set without specifying the standard X-Remote-Group header - API aggregation will not work',
     '--requestheader-extra-headers-prefix is set without specifying the standard X-Remote-Extra- header prefix - API aggregation will not work',
   ]);
+});
+
+test('--oidc-* flags: upstream names, defaults and value syntax; issuer and client ID together; never with --authentication-config', () => {
+  const o = parseFlags([
+    '--oidc-issuer-url=https://login.example.com',
+    '--oidc-client-id=core',
+    '--oidc-ca-file=/etc/oidc-ca.crt',
+    '--oidc-username-claim=email',
+    '--oidc-groups-claim=groups',
+    '--oidc-groups-prefix=oidc:',
+    '--oidc-signing-algs=RS256,ES256',
+    '--oidc-signing-algs=PS256',
+    '--oidc-required-claim=hd=example.com',
+    '--oidc-required-claim', 'teams=a,b',
+  ]);
+  assert.deepEqual(o.oidc, {
+    issuerURL: 'https://login.example.com', clientID: 'core', caFile: '/etc/oidc-ca.crt', usernameClaim: 'email', usernamePrefix: '',
+    groupsClaim: 'groups', groupsPrefix: 'oidc:', signingAlgs: ['RS256', 'ES256', 'PS256'], requiredClaims: { hd: 'example.com', teams: 'a,b' }, flagsSet: true,
+  });
+  const reg = flagRegistry();
+  assert.deepEqual([reg.get('oidc-required-claim')?.type, reg.get('oidc-required-claim')?.value, reg.get('oidc-required-claim')?.default], ['mapStringString', 'hd=example.com,teams=a,b', '']);
+  assert.deepEqual([reg.get('oidc-signing-algs')?.default, reg.get('oidc-signing-algs')?.value], ['[RS256]', '[RS256,ES256,PS256]']);
+  assert.deepEqual([reg.get('oidc-username-claim')?.default, reg.get('oidc-issuer-url')?.section], ['sub', 'Authentication']);
+  fails(['--oidc-required-claim=hd'], 'invalid argument "hd" for "--oidc-required-claim" flag: malformed pair, expect string=string');
+  fails(['--oidc-issuer-url=https://login.example.com'], 'oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set');
+  // Any oidc flag counts as set, even at its default value, as upstream's tracker.
+  fails(['--oidc-username-claim=sub'], 'oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set');
+  fails(['--authentication-config=/etc/authn.yaml', '--oidc-issuer-url=https://a.example', '--oidc-client-id=c'], 'authentication-config file and oidc-* flags are mutually exclusive');
+  fails(['--authentication-config=/etc/authn.yaml', '--oidc-signing-algs=RS256'], 'authentication-config file and oidc-* flags are mutually exclusive');
+  assert.equal(parseFlags(['--authentication-config=/etc/authn.yaml']).oidc.flagsSet, false);
+});
+
+test('etcd flags: upstream names, defaults and checks; start-up errors name the flag', () => {
+  const o = parseFlags([
+    '--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:2379,https://10.0.0.2:2379', '--etcd-prefix=/kube',
+    '--etcd-servers-overrides=events.cluster.io/events#http://127.0.0.1:22379;http://127.0.0.1:22380,/events#http://127.0.0.1:22379',
+    '--etcd-compaction-interval=1m', '--lease-reuse-duration-seconds=30', '--etcd-healthcheck-timeout=5s',
+  ]);
+  assert.equal(o.storageBackend, 'etcd3');
+  assert.deepEqual(o.etcd.servers, ['http://127.0.0.1:2379', 'https://10.0.0.2:2379']);
+  assert.equal(o.etcd.prefix, '/kube');
+  assert.deepEqual(o.etcd.serversOverrides, [
+    { group: 'events.cluster.io', resource: 'events', servers: ['http://127.0.0.1:22379', 'http://127.0.0.1:22380'] },
+    { group: '', resource: 'events', servers: ['http://127.0.0.1:22379'] },
+  ]);
+  assert.equal(o.etcd.compactionIntervalMs, 60_000);
+  assert.equal(o.etcd.leaseReuseDurationSeconds, 30);
+  assert.equal(o.etcd.healthcheckTimeoutMs, 5_000);
+  assert.equal(flagRegistry().get('etcd-compaction-interval')?.default, '5m0s');
+  assert.equal(flagRegistry().get('etcd-servers')?.value, '[http://127.0.0.1:2379,https://10.0.0.2:2379]');
+  fails(['--storage-backend=etcd3'], '--etcd-servers must be specified');
+  fails(['--storage-backend=etcd3', '--etcd-servers=127.0.0.1:2379'], '--etcd-servers: invalid etcd server URL "127.0.0.1:2379": expected http://host:port or https://host:port');
+  const bad = '--etcd-servers-overrides invalid, must be of format: group/resource#servers, where servers are URLs, semicolon separated';
+  fails(['--etcd-servers-overrides=events#http://a:1'], bad);
+  fails(['--etcd-servers-overrides=a/b#'], bad);
+  fails(['--etcd-servers-overrides=a/b#http://a:1#x'], bad);
+  fails(['--etcd-certfile=c.pem'], '--etcd-certfile and --etcd-keyfile must be specified together');
+  fails(['--etcd-compaction-interval=-1s'], '--etcd-compaction-interval can not be negative value');
+  fails(['--lease-reuse-duration-seconds=-1'], '--lease-reuse-duration-seconds can not be negative value');
+});
+
+test('admission flags: comma lists checked against the registered plugins, with upstream\'s texts', () => {
+  const o = parseFlags(['--enable-admission-plugins=EventRateLimit', '--admission-control-config-file=/etc/admission.yaml']);
+  assert.deepEqual(o.enableAdmissionPlugins, ['EventRateLimit']);
+  assert.deepEqual(o.disableAdmissionPlugins, []);
+  assert.equal(o.admissionControlConfigFile, '/etc/admission.yaml');
+  assert.throws(() => parseFlags(['--enable-admission-plugins=NamespaceLifecycle,EventRateLimit']), { message: 'enable-admission-plugins plugin "NamespaceLifecycle" is unknown' });
+  assert.throws(() => parseFlags(['--enable-admission-plugins=EventRateLimit', '--disable-admission-plugins=EventRateLimit,AlwaysDeny']), {
+    message: '[disable-admission-plugins plugin "AlwaysDeny" is unknown, [EventRateLimit] in enable-admission-plugins and disable-admission-plugins overlapped]',
+  });
+  assert.match(usage(), /--enable-admission-plugins strings +admission plugins that should be enabled in addition to default enabled ones \(\)\. Comma-delimited list of admission plugins: EventRateLimit\./);
 });

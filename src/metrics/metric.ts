@@ -50,8 +50,24 @@ export class HistogramSeries {
   }
 }
 
+/**
+ * A summary without objectives (component-base's SummaryOpts leave them unset, and client_golang then keeps no
+ * quantiles): a sum and a count, so its MaxAge has nothing to age.
+ */
+export class SummarySeries {
+  sum = 0;
+  count = 0;
+  /** As CounterSeries.created. */
+  readonly created = Date.now();
+
+  observe(v: number): void {
+    this.sum += v;
+    this.count++;
+  }
+}
+
 /** NativeHistogramSeries (native-histogram.ts) is a HistogramSeries too, so it needs no entry here. */
-export type Series = CounterSeries | GaugeSeries | HistogramSeries;
+export type Series = CounterSeries | GaugeSeries | HistogramSeries | SummarySeries;
 
 /** What a label value is replaced with when an allow-list does not contain it (upstream's cardinality guard). */
 export const UNEXPECTED_LABEL_VALUE = 'unexpected';
@@ -90,6 +106,13 @@ export class MetricVec<S extends Series> {
     let s = this.#series.get(key);
     if (!s) this.#series.set(key, (s = { values, series: o.newSeries() }));
     return s.series;
+  }
+
+  /** Forgets one series (Go's DeleteLabelValues), e.g. of an issuer no longer configured; values as for `with`. */
+  delete(...values: string[]): void {
+    const o = this.#o;
+    if (o.allowed) values = values.map((v, i) => (o.allowed![i] && !o.allowed![i]!.has(v) ? UNEXPECTED_LABEL_VALUE : v));
+    this.#series.delete(values.join('\u0000'));
   }
 
   /** Forgets every series (Go's Reset): an info metric that names only the current state. */

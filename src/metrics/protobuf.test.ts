@@ -41,6 +41,18 @@ function registry(nativeHistograms: boolean, extra: { disabledMetrics?: string[]
 }
 
 describe('protobuf exposition', () => {
+  it('a summary is a SUMMARY family with sample count, sum and created timestamp, no quantiles', () => {
+    const r = new Registry({ version: '1.36.0' });
+    r.summary('apiserver_admission_step_admission_duration_seconds_summary', 'x').with('UPDATE', 'true', 'admit').observe(0.5);
+    const [fam] = decodeDelimited(writeProtobuf(r.collect())).filter((f) => f.name === 'apiserver_admission_step_admission_duration_seconds_summary');
+    assert.equal(fam!.type, 'SUMMARY');
+    const m = fam!.metric[0];
+    assert.equal(Number(m.summary.sample_count), 1);
+    assert.equal(m.summary.sample_sum, 0.5);
+    assert.ok(m.summary.created_timestamp);
+    assert.ok(!m.summary.quantile?.length);
+  });
+
   it('delimited MetricFamily messages that decode to the registry\'s families, in the text format\'s order', () => {
     const r = registry(false);
     const decoded = decodeDelimited(writeProtobuf(r.collect()));

@@ -10,7 +10,7 @@
  */
 import protobuf from 'protobufjs';
 import { goFloat } from './go-float.ts';
-import { CounterSeries, GaugeSeries, HistogramSeries } from './metric.ts';
+import { CounterSeries, GaugeSeries, HistogramSeries, SummarySeries } from './metric.ts';
 import { NativeHistogramSeries, spansAndDeltas, type BucketSpan } from './native-histogram.ts';
 import type { Family } from './registry.ts';
 import { sortedSeries } from './text.ts';
@@ -116,7 +116,7 @@ export const metricsProtoRoot = compile();
 export const MetricFamilyType = metricsProtoRoot.lookupType('io.prometheus.client.MetricFamily');
 
 /** MetricType values. */
-const TYPE = { counter: 0, gauge: 1, histogram: 4 } as const;
+const TYPE = { counter: 0, gauge: 1, summary: 2, histogram: 4 } as const;
 
 export interface TimestampMessage {
   seconds: number;
@@ -142,6 +142,7 @@ export interface MetricMessage {
   gauge?: { value: number };
   counter?: { value: number; created_timestamp: TimestampMessage };
   histogram?: HistogramMessage;
+  summary?: { sample_count: number; sample_sum: number; created_timestamp: TimestampMessage };
 }
 
 export interface MetricFamilyMessage {
@@ -189,6 +190,7 @@ export function familyMessages(families: readonly Family[]): MetricFamilyMessage
       const label = ps.map(([name, value]) => ({ name, value }));
       if (s instanceof HistogramSeries) return { label, histogram: histogramMessage(s) };
       if (s instanceof CounterSeries) return { label, counter: { value: s.value, created_timestamp: timestamp(s.created) } };
+      if (s instanceof SummarySeries) return { label, summary: { sample_count: s.count, sample_sum: s.sum, created_timestamp: timestamp(s.created) } };
       return { label, gauge: { value: (s as GaugeSeries).value } };
     });
     out.push({ name: f.name, help: f.help, type: TYPE[f.type], metric });

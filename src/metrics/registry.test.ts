@@ -6,6 +6,19 @@ import { writeText } from './text.ts';
 const text = (r: Registry) => writeText(r.collect());
 
 describe('metrics registry', () => {
+  it('a summary (no objectives, as upstream declares them) is written as _sum and _count', () => {
+    const r = new Registry({ version: '1.36.0' });
+    const s = r.summary('apiserver_admission_step_admission_duration_seconds_summary', 'Admission sub-step latency summary in seconds, broken out for each operation and API resource and step type (validate or admit).');
+    const one = s.with('CREATE', 'false', 'validate');
+    one.observe(0.25);
+    one.observe(0.5);
+    const out = text(r);
+    assert.match(out, /^# TYPE apiserver_admission_step_admission_duration_seconds_summary summary$/m);
+    assert.ok(out.includes('apiserver_admission_step_admission_duration_seconds_summary_sum{operation="CREATE",rejected="false",type="validate"} 0.75\n'));
+    assert.ok(out.includes('apiserver_admission_step_admission_duration_seconds_summary_count{operation="CREATE",rejected="false",type="validate"} 2\n'));
+    assert.ok(!out.includes('quantile='));
+  });
+
   it('creates metrics from the catalogue: HELP carries the stability, TYPE the catalogue type; the exposition is Go\'s', () => {
     const r = new Registry({ version: '1.36.0' });
     const total = r.counter('apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');

@@ -6,7 +6,7 @@
  * hid and disabled (`registered_metrics_total`, `hidden_metrics_total`, `disabled_metrics_total`).
  */
 import { type CatalogueMetric, type MetricsPath, type StabilityLevel, catalogueMetric } from './catalogue.ts';
-import { CounterSeries, GaugeSeries, HistogramSeries, MetricVec, type Series } from './metric.ts';
+import { CounterSeries, GaugeSeries, HistogramSeries, MetricVec, type Series, SummarySeries } from './metric.ts';
 import { TimingRatioSeries } from './timing-ratio.ts';
 import { NativeHistogramSeries } from './native-histogram.ts';
 
@@ -25,7 +25,7 @@ export interface RegistryOptions {
   nativeHistograms?: boolean;
 }
 
-export type FamilyType = 'counter' | 'gauge' | 'histogram';
+export type FamilyType = 'counter' | 'gauge' | 'histogram' | 'summary';
 
 /** One registered metric as exposition writes it. */
 export interface Family {
@@ -124,6 +124,11 @@ export class Registry {
     return this.#register(name, help, 'histogram', () => new HistogramSeries(bounds));
   }
 
+  /** A catalogue `S` metric: sum and count only (no objectives, as upstream's summaries are declared). */
+  summary(name: string, help: string): MetricVec<SummarySeries> {
+    return this.#register(name, help, 'summary', () => new SummarySeries());
+  }
+
   /**
    * A metric outside the catalogue registered as upstream registers its raw Prometheus collectors (process and runtime
    * metrics): HELP as given, no stability prefix, not counted, hidden or disabled by the stability framework.
@@ -166,7 +171,7 @@ export class Registry {
   #add<S extends Series>(entry: CatalogueMetric, help: string, newSeries: () => S, registeredAs?: FamilyType): MetricVec<S> {
     const vec = this.#vec(entry, true, newSeries);
     const dep = entry.deprecatedVersion ? `(Deprecated since ${entry.deprecatedVersion}) ` : '';
-    const type: FamilyType = registeredAs ?? (entry.type === 'counter' ? 'counter' : entry.type === 'gauge' ? 'gauge' : 'histogram');
+    const type: FamilyType = registeredAs ?? (entry.type === 'counter' ? 'counter' : entry.type === 'gauge' ? 'gauge' : entry.type === 'summary' ? 'summary' : 'histogram');
     this.#families.set(entry.name, {
       name: entry.name,
       help: `[${entry.stability}] ${dep}${help}`,

@@ -1,10 +1,11 @@
 /**
  * The Prometheus text exposition format 0.0.4 (prometheus/common `expfmt`): HELP and TYPE per family, labels sorted
  * by name, series sorted by their labels, histograms as cumulative `_bucket{le}` with `+Inf`, `_sum` and `_count`,
+ * summaries (no quantiles) as `_sum` and `_count`,
  * numbers as Go writes them.
  */
 import { goFloat } from './go-float.ts';
-import { CounterSeries, GaugeSeries, HistogramSeries, type Series } from './metric.ts';
+import { CounterSeries, GaugeSeries, HistogramSeries, type Series, SummarySeries } from './metric.ts';
 import type { Family } from './registry.ts';
 
 const escapeHelp = (s: string) => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
@@ -51,6 +52,8 @@ export function writeText(families: readonly Family[]): string {
           out.push(`${f.name}_bucket${labelText(ps, ['le', goFloat(b)])} ${goFloat(cum)}`);
         });
         out.push(`${f.name}_bucket${labelText(ps, ['le', '+Inf'])} ${goFloat(s.count)}`);
+        out.push(`${f.name}_sum${labelText(ps)} ${goFloat(s.sum)}`, `${f.name}_count${labelText(ps)} ${goFloat(s.count)}`);
+      } else if (s instanceof SummarySeries) {
         out.push(`${f.name}_sum${labelText(ps)} ${goFloat(s.sum)}`, `${f.name}_count${labelText(ps)} ${goFloat(s.count)}`);
       } else if (s instanceof CounterSeries || s instanceof GaugeSeries) {
         out.push(`${f.name}${labelText(ps)} ${goFloat(s.value)}`);

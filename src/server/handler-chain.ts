@@ -17,7 +17,8 @@
  *     audit goes here, with failed-authentication audit beside the 401
  *   withRequestDeadline    404 for a path its attributes could not be parsed from, 400 for a bad `?timeout=`;
  *                          504 when the handler has not answered in time
- *     impersonation goes here
+ *   withImpersonation      Impersonate-User/-Group/-Uid/-Extra-*: each authorized with the verb impersonate (403
+ *                          otherwise, 400 for groups without a user); the rest of the chain sees the impersonated user
  *   withMaxInFlightLimit   429 over --max-requests-inflight / --max-mutating-requests-inflight (priority and
  *                          fairness would take its place)
  *   withAuthorization      403 unless allowed
@@ -28,8 +29,9 @@
  * One difference from upstream's order, kept on purpose: upstream sets the deadline (and answers a bad `?timeout=`
  * with 400) before authentication, and answers an unparsable path with 500 in the request info filter. Here both
  * come after authentication, so a client without credentials gets 401 whatever its URL says, and the answers go
- * 400 (URL), 401, 404 and 400 (`?timeout=`), 429, 403, as they always have here (README: In-flight limits). The
- * cost: the deadline does not bound authentication, which matters once an authenticator waits on a webhook.
+ * 400 (URL), 401, 404 and 400 (`?timeout=`), impersonation's 400 and 403, 429, 403, as they always have here
+ * (README: In-flight limits). The cost: the deadline does not bound authentication, which matters once an
+ * authenticator waits on a webhook.
  *
  * The HTTP/2 early refusal (http2-early-refusal.ts) asks the same objects, in the same order, before a request
  * reaches this chain. What it refuses never meets withTracing, so those 429s have no span (upstream traces them).
@@ -43,6 +45,7 @@ import { withCacheControl } from './filters/cache-control.ts';
 import type { AuthenticationRecorder, ChainMetrics } from './filters/filter-latency.ts';
 import type { RequestHeaderNames } from '../auth/authenticator/request-header.ts';
 import { withHTTPLogging } from './filters/http-logging.ts';
+import { withImpersonation } from './filters/impersonation.ts';
 import { type MaxInflight, withMaxInFlightLimit } from './filters/maxinflight.ts';
 import { withPanicRecovery } from './filters/panic-recovery.ts';
 import { withRequestDeadline } from './filters/request-deadline.ts';
@@ -64,6 +67,8 @@ export interface HandlerChainConfig {
   tracer?: Tracer;
   /** Where the authentication filter reports its attempts (absent: nowhere). */
   authenticationMetrics?: AuthenticationRecorder;
+  /** Wraps the authorization filter's authorizer to count its decisions (not impersonation's checks, as upstream). */
+  recordAuthorization?: (authorizer: Authorizer) => Authorizer;
   /** The configured front-proxy headers, removed from every authenticated request with upstream's standard ones. */
   requestHeaders?: RequestHeaderNames;
 }
@@ -71,8 +76,10 @@ export interface HandlerChainConfig {
 export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): Handler {
   const { tracer } = c;
   let handler = apiHandler;
-  handler = withAuthorization(handler, tracer ? tracedAuthorizer(c.authorizer) : c.authorizer, c.metrics);
+  const authorizer = tracer ? tracedAuthorizer(c.authorizer) : c.authorizer;
+  handler = withAuthorization(handler, c.recordAuthorization ? c.recordAuthorization(authorizer) : authorizer, c.metrics);
   handler = withMaxInFlightLimit(handler, c.maxInFlight, c.metrics);
+  handler = withImpersonation(handler, authorizer, c.metrics);
   handler = withRequestDeadline(handler, c.requestTimeoutMs, c.metrics);
   if (tracer) handler = withTracing(handler, tracer);
   handler = withAuthentication(handler, tracer ? timedAuthenticator(c.authenticator) : c.authenticator, { latency: c.metrics, metrics: c.authenticationMetrics, requestHeaders: c.requestHeaders });

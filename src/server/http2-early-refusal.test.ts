@@ -58,6 +58,9 @@ describe('refusesAtHeaders', () => {
     assert.equal(refuses(c, 'POST', `${BASE}/namespaces/ns/events?timeout=soon`), false);
     assert.equal(refuses(config(() => NO_CREDENTIALS), 'POST', `${BASE}/namespaces/ns/events`), false);
     assert.equal(refuses(config(() => ({ user: null, error: new Error('expired') })), 'POST', `${BASE}/namespaces/ns/events`), false);
+    // withImpersonation's 400 and 403 come before the limit.
+    assert.equal(refuses(c, 'POST', `${BASE}/namespaces/ns/events`, { 'impersonate-user': 'jane' }), false);
+    assert.equal(refuses(c, 'POST', `${BASE}/namespaces/ns/events`, { 'impersonate-group': 'g' }), false);
   });
 
   it('leaves the unusual to the ordinary path: Expect, CONNECT, an authenticator that needs I/O', async () => {

@@ -95,7 +95,7 @@ function responseBytes(res: Response): number {
 }
 
 /** Filters whose latency upstream tracks (filterlatency.TrackStarted/TrackCompleted) that this chain has. */
-export type TrackedFilter = 'authentication' | 'authorization';
+export type TrackedFilter = 'authentication' | 'impersonation' | 'authorization';
 
 export class RequestMetrics {
   readonly #total;
@@ -139,7 +139,7 @@ export class RequestMetrics {
     this.#aborts = registry.counter('apiserver_request_aborts_total', 'Number of requests which apiserver aborted possibly due to a timeout, for each group, version, verb, resource, subresource and scope');
     this.#postTimeout = registry.counter('apiserver_request_post_timeout_total', 'Tracks the activity of the request handlers after the associated requests have been timed out by the apiserver');
     const filters = registry.histogram('apiserver_request_filter_duration_seconds', 'Request filter latency distribution in seconds, for each filter type', FILTER_BUCKETS);
-    this.#filterDuration = { authentication: filters.with('authentication'), authorization: filters.with('authorization') };
+    this.#filterDuration = { authentication: filters.with('authentication'), impersonation: filters.with('impersonation'), authorization: filters.with('authorization') };
     this.#tlsHandshakeErrors = registry.counter('apiserver_tls_handshake_errors_total', "Number of requests dropped with 'TLS handshake error from' error").with();
   }
 

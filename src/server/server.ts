@@ -25,6 +25,8 @@ export interface ServerConfig extends APIHandlerConfig {
   authenticator: Authenticator;
   /** authentication_attempts and friends (absent: not recorded). */
   authenticationMetrics?: AuthenticationRecorder;
+  /** authorization_attempts_total and authorization_duration_seconds around the authorization filter's decisions. */
+  recordAuthorization?: (authorizer: Authorizer) => Authorizer;
   /** The configured front-proxy headers (`--requestheader-*-headers`), removed from authenticated requests. */
   requestHeaders?: RequestHeaderNames;
   /** Whether its user may do it (kube-apiserver: system:masters, then --authorization-mode). */
@@ -78,6 +80,7 @@ export class APIServer {
       ...(cfg.requestMetrics ? { metrics: cfg.requestMetrics } : {}),
       ...(cfg.tracer ? { tracer: cfg.tracer } : {}),
       ...(cfg.authenticationMetrics ? { authenticationMetrics: cfg.authenticationMetrics } : {}),
+      ...(cfg.recordAuthorization ? { recordAuthorization: cfg.recordAuthorization } : {}),
       ...(cfg.requestHeaders ? { requestHeaders: cfg.requestHeaders } : {}),
     };
     this.#handler = buildHandlerChain(newAPIHandler(cfg), chain);

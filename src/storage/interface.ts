@@ -211,7 +211,10 @@ export function corruptText(e: StorageError): string {
 }
 
 export interface Storage {
-  /** Backend name, used for the readiness check (`/readyz/sqlite`, `/readyz/etcd`). */
+  /**
+   * Backend name: `sqlite` names its health check (`/readyz/sqlite`); `etcd3` its storage spans, as upstream (etcd's
+   * checks are upstream's `etcd` and `etcd-readiness`, one per cluster, registered where the clusters are known).
+   */
   readonly name: string;
 
   /**

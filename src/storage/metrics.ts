@@ -119,6 +119,15 @@ export class StorageMetrics {
   }
 }
 
+/**
+ * `kvstore_lease_object_counts` (upstream `etcd_lease_object_counts`, its buckets): the objects attached to each
+ * etcd lease, observed when the lease manager moves on to a new lease. Returns the observer.
+ */
+export function registerLeaseObjectCounts(registry: Registry): (objects: number) => void {
+  const series = registry.histogram('kvstore_lease_object_counts', 'Number of objects attached to a single etcd lease.', [10, 50, 100, 500, 1000, 2500, 5000]).with();
+  return (objects) => series.observe(objects);
+}
+
 /** What the size metrics read from a backend. */
 export interface SizedStorage {
   readonly name: string;

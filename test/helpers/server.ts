@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import https from 'node:https';
 import { parse as parseYAML } from 'yaml';
+import { startEtcd, type EtcdProcess } from '../../src/storage/etcd3/testing/etcd-process.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -22,6 +23,31 @@ export function freePort(): Promise<number> {
       s.close(() => res(port));
     });
   });
+}
+
+/**
+ * CORE_APISERVER_TEST_STORAGE=etcd3 runs every test server on etcd (--storage-backend=etcd3): one etcd per data
+ * directory, started with the server's first start, kept across its restarts (the data lives there) and stopped by
+ * cleanup() (or, by startEtcd, when the test process exits).
+ */
+export const TEST_STORAGE = process.env.CORE_APISERVER_TEST_STORAGE ?? 'sqlite';
+const etcds = new Map<string, Promise<EtcdProcess>>();
+
+async function storageArgs(dataDir: string, extraArgs: string[]): Promise<string[]> {
+  if (TEST_STORAGE !== 'etcd3' || extraArgs.some((a) => a.startsWith('--storage-backend'))) return [];
+  let e = etcds.get(dataDir);
+  if (!e) {
+    e = startEtcd();
+    etcds.set(dataDir, e);
+  }
+  // Object counts polled every second rather than every minute, so a test can see them move.
+  return ['--storage-backend=etcd3', `--etcd-servers=${(await e).endpoint}`, '--etcd-count-metric-poll-period=1s'];
+}
+
+async function stopEtcd(dataDir: string): Promise<void> {
+  const e = etcds.get(dataDir);
+  etcds.delete(dataDir);
+  if (e) await (await e).stop();
 }
 
 export interface HttpResult {
@@ -59,6 +85,7 @@ export class TestServer {
     this.stderr = '';
     // TEST_SERVER_NODE_ARGS adds Node options, e.g. `--stack-size=300` to see what stack the limits leave unused.
     const nodeArgs = (process.env.TEST_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    extraArgs = [...(await storageArgs(this.dataDir, extraArgs)), ...extraArgs];
     const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${this.dataDir}`, `--secure-port=${this.port}`, ...extraArgs], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -192,7 +219,10 @@ export class TestServer {
 
   async cleanup(): Promise<void> {
     await this.stop();
-    if (this.#ownsDir) rmSync(this.dataDir, { recursive: true, force: true });
+    if (this.#ownsDir) {
+      await stopEtcd(this.dataDir);
+      rmSync(this.dataDir, { recursive: true, force: true });
+    }
   }
 }
 

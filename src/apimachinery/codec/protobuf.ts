@@ -38,6 +38,8 @@ message ObjectMeta {
   map<string, string> labels = 11; map<string, string> annotations = 12; repeated OwnerReference ownerReferences = 13;
   repeated string finalizers = 14; repeated ManagedFieldsEntry managedFields = 17;
 }
+message LabelSelectorRequirement { optional string key = 1; optional string operator = 2; repeated string values = 3; }
+message LabelSelector { map<string, string> matchLabels = 1; repeated LabelSelectorRequirement matchExpressions = 2; }
 `;
 
 const RUNTIME_PROTO = `

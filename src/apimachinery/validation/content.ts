@@ -48,6 +48,18 @@ export function isDNS1123Label(value: string): string[] {
   return errs;
 }
 
+const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const DNS1035_LABEL_MSG = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`);
+
+/** RFC 1035 label (upstream IsDNS1035Label: service names, CEL's `format.dns1035Label()`). */
+export function isDNS1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
+  if (!DNS1035_LABEL_RE.test(value)) errs.push(regexError(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, 'my-name', 'abc-123'));
+  return errs;
+}
+
 /** RFC 1123 subdomain (object names, label-key prefixes). */
 export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];

@@ -47,10 +47,15 @@ const invalidToken = (): AuthenticationResult => ({ user: null, error: new Error
 
 export class BearerTokenAuthenticator implements Authenticator {
   readonly #tokens: TokenUnion;
+  readonly #ask: TokenAuthenticator;
 
-  /** While `tokens` is empty, bearer tokens are not a credential at all (upstream builds no bearer authenticator). */
-  constructor(tokens: TokenUnion) {
+  /**
+   * While `tokens` is empty, bearer tokens are not a credential at all (upstream builds no bearer authenticator).
+   * `cached` is the union behind upstream's token cache (token-cache.ts), asked instead of `tokens` when given.
+   */
+  constructor(tokens: TokenUnion, cached?: TokenAuthenticator) {
     this.#tokens = tokens;
+    this.#ask = cached ?? tokens;
   }
 
   /**
@@ -74,7 +79,7 @@ export class BearerTokenAuthenticator implements Authenticator {
       if (second >= 0) addAuthenticationWarning(req, EXTRA_SPACE_WARNING);
       return NO_CREDENTIALS;
     }
-    const r = this.#tokens.authenticateToken(token);
+    const r = this.#ask.authenticateToken(token);
     return r instanceof Promise ? r.then(orInvalid) : orInvalid(r);
   }
 }

@@ -35,3 +35,8 @@ export function addAuthenticatedGroup(user: UserInfo): UserInfo {
   user.groups.push(GROUP_AUTHENTICATED);
   return user;
 }
+
+/** Upstream's isAnonymousUser (authentication filter): `system:anonymous`, or any user in `system:unauthenticated`. */
+export function isAnonymousUser(user: UserInfo): boolean {
+  return user.name === USER_ANONYMOUS || user.groups.includes(GROUP_UNAUTHENTICATED);
+}

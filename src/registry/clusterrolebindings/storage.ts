@@ -2,6 +2,7 @@
 import { CLUSTER_ROLE_BINDING, CLUSTER_ROLE_BINDING_LIST, RBAC_DEFS } from '../../apis/rbac/v1/schema.ts';
 import type { ClusterRoleBinding } from '../../apis/rbac/v1/types.ts';
 import { GROUP, VERSION } from '../../apis/rbac/v1/types.ts';
+import { CLUSTER_ROLE_BINDING_PROTOBUF } from '../../apis/rbac/v1/protobuf.ts';
 import { type Registered, type RegisterOptions, type ResourceDefinition, registerResource } from '../generic/registration.ts';
 import { BINDING_TABLE } from '../rbac/binding-table.ts';
 import { rbacCodec } from '../rbac/codec.ts';
@@ -18,6 +19,7 @@ export function clusterrolebindingDefinition(): ResourceDefinition<ClusterRoleBi
     defs: RBAC_DEFS,
     definition: CLUSTER_ROLE_BINDING,
     listDefinition: CLUSTER_ROLE_BINDING_LIST,
+    protobuf: CLUSTER_ROLE_BINDING_PROTOBUF,
     table: BINDING_TABLE,
   };
 }

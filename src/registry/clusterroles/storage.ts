@@ -2,6 +2,7 @@
 import { CLUSTER_ROLE, CLUSTER_ROLE_LIST, RBAC_DEFS } from '../../apis/rbac/v1/schema.ts';
 import type { ClusterRole } from '../../apis/rbac/v1/types.ts';
 import { GROUP, VERSION } from '../../apis/rbac/v1/types.ts';
+import { CLUSTER_ROLE_PROTOBUF } from '../../apis/rbac/v1/protobuf.ts';
 import { type Registered, type RegisterOptions, type ResourceDefinition, registerResource } from '../generic/registration.ts';
 import { rbacCodec } from '../rbac/codec.ts';
 import { clusterroleStrategy } from './strategy.ts';
@@ -17,6 +18,7 @@ export function clusterroleDefinition(): ResourceDefinition<ClusterRole> {
     defs: RBAC_DEFS,
     definition: CLUSTER_ROLE,
     listDefinition: CLUSTER_ROLE_LIST,
+    protobuf: CLUSTER_ROLE_PROTOBUF,
   };
 }
 

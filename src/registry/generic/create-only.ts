@@ -13,6 +13,7 @@ import type { Definitions } from '../../apimachinery/schema.ts';
 import type { StandardStorage } from '../rest/rest.ts';
 import type { ResourceScope } from '../rest/scope.ts';
 import { DEFAULT_TABLE_CONVERTOR } from '../rest/table.ts';
+import { ensureNamespace } from './meta.ts';
 
 export interface CreateOnlyDefinition<T extends KubeObject> {
   group: string;
@@ -23,8 +24,13 @@ export interface CreateOnlyDefinition<T extends KubeObject> {
   namespaced: boolean;
   defs: Definitions;
   definition: string;
-  /** The answer to a create of `obj` (already decoded, checked and admitted) by `user`. */
-  create(obj: T, user: AdmissionUser): KubeObject;
+  /**
+   * The kind's own checks of the request object, before admission validates it (upstream's reviews validate first
+   * in their REST Create); throws the StatusError to answer.
+   */
+  validate?(obj: T, namespace: string): void;
+  /** The answer to a create of `obj` (already decoded, checked and admitted) by `user` in `namespace`. */
+  create(obj: T, user: AdmissionUser, namespace: string): KubeObject | Promise<KubeObject>;
   /** The kind's protobuf messages, if clients send it in protobuf. */
   protobuf?: { decode(raw: Buffer): Record<string, unknown> };
 }
@@ -44,11 +50,15 @@ export function registerCreateOnly<T extends KubeObject>(def: CreateOnlyDefiniti
     prefix: () => '',
     decode: (s) => codec.decode(s.value),
     currentResourceVersion: () => 0,
-    async create(_namespace, obj, createValidation, opts) {
+    async create(namespace, obj, createValidation, opts) {
+      // As upstream's create handler does for every resource: the object takes the request's namespace, a
+      // different one is a 400, and a cluster-scoped kind's is cleared.
+      ensureNamespace((obj.metadata ??= {}), def.namespaced ? namespace : '');
+      def.validate?.(obj, namespace);
       if (createValidation) await createValidation(obj);
       // Upstream's REST answers 400 without a user in the context; the handlers always pass one.
       if (!opts.user) throw newBadRequest('no user present on request');
-      const answer = def.create(obj, opts.user);
+      const answer = await def.create(obj, opts.user, namespace);
       return { key: '', value: codec.encode(answer), object: answer };
     },
     get: refuse,

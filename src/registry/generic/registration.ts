@@ -71,6 +71,8 @@ export interface ResourceDefinition<T extends KubeObject> {
   storageVersionHash?: string;
   /** Record managedFields on writes (default true). */
   managedFields?: boolean;
+  /** The kind's protobuf message, for clients that send bodies in protobuf (kubectl 1.32+ for typed kinds). */
+  protobuf?: { decode(raw: Buffer): Record<string, unknown> };
 }
 
 export interface Registered<T extends KubeObject> {
@@ -225,6 +227,7 @@ function build<T extends KubeObject>(
     tableCells: (obj, now) => table.cells(obj as T, now),
     ...(table.rowWriter ? { tableRow: table.rowWriter } : {}),
     listDefinition: def.listDefinition,
+    ...(def.protobuf ? { protobuf: def.protobuf } : {}),
   };
   return { scope, store, cacher, attrs };
 }

@@ -13,6 +13,9 @@ const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 /** Both groups in which Events are served. */
 const EVENT_GROUPS = ['', 'events.cluster.io'];
 
+/** The access reviews (like SelfSubjectReview) are served under upstream's group name and this project's spelling of it. */
+const REVIEW_GROUPS = ['authorization.k8s.io', 'authorization.cluster.io'];
+
 const BOOTSTRAP_LABELS = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
 const AGGREGATE_TO = (role: string) => `rbac.authorization.k8s.io/aggregate-to-${role}`;
 
@@ -52,8 +55,8 @@ export const BOOTSTRAP_CLUSTER_ROLES: ClusterRole[] = [
     { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] },
   ]),
   clusterRole('system:basic-user', [
-    { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
-    { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
+    { verbs: ['create'], apiGroups: REVIEW_GROUPS, resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+    { verbs: ['create'], apiGroups: ['authentication.k8s.io', 'authentication.cluster.io'], resources: ['selfsubjectreviews'] },
   ]),
   clusterRole('system:public-info-viewer', [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] }]),
   clusterRole('system:monitoring', [
@@ -69,12 +72,15 @@ export const BOOTSTRAP_CLUSTER_ROLES: ClusterRole[] = [
     'system:aggregate-to-admin',
     [
       { verbs: [...READ, ...WRITE], apiGroups: [GROUP], resources: ['rolebindings', 'roles'] },
-      { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['localsubjectaccessreviews'] },
+      { verbs: ['create'], apiGroups: REVIEW_GROUPS, resources: ['localsubjectaccessreviews'] },
     ],
     { labels: { [AGGREGATE_TO('admin')]: 'true' } },
   ),
-  // upstream's edit writes workloads; Events are not among them, and nothing else here is edit's.
-  clusterRole('system:aggregate-to-edit', [], { labels: { [AGGREGATE_TO('edit')]: 'true' } }),
+  // upstream's edit writes workloads, and Events are not among them; what it has here is upstream's impersonation
+  // of the namespace's service accounts (`kubectl --as=system:serviceaccount:<ns>:<name>`).
+  clusterRole('system:aggregate-to-edit', [{ verbs: ['impersonate'], apiGroups: [''], resources: ['serviceaccounts'] }], {
+    labels: { [AGGREGATE_TO('edit')]: 'true' },
+  }),
   clusterRole('system:aggregate-to-view', [{ verbs: READ, apiGroups: EVENT_GROUPS, resources: ['events'] }], { labels: { [AGGREGATE_TO('view')]: 'true' } }),
   // Everything but reading, which view grants: a team bound to view (or edit) and this one owns its namespace's Events.
   clusterRole('system:event-writer', [{ verbs: WRITE, apiGroups: EVENT_GROUPS, resources: ['events'] }]),

@@ -2,6 +2,7 @@
 import { ROLE_BINDING, ROLE_BINDING_LIST, RBAC_DEFS } from '../../apis/rbac/v1/schema.ts';
 import type { RoleBinding } from '../../apis/rbac/v1/types.ts';
 import { GROUP, VERSION } from '../../apis/rbac/v1/types.ts';
+import { ROLE_BINDING_PROTOBUF } from '../../apis/rbac/v1/protobuf.ts';
 import { type Registered, type RegisterOptions, type ResourceDefinition, registerResource } from '../generic/registration.ts';
 import { BINDING_TABLE } from '../rbac/binding-table.ts';
 import { rbacCodec } from '../rbac/codec.ts';
@@ -18,6 +19,7 @@ export function rolebindingDefinition(): ResourceDefinition<RoleBinding> {
     defs: RBAC_DEFS,
     definition: ROLE_BINDING,
     listDefinition: ROLE_BINDING_LIST,
+    protobuf: ROLE_BINDING_PROTOBUF,
     table: BINDING_TABLE,
   };
 }

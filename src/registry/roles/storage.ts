@@ -2,6 +2,7 @@
 import { ROLE, ROLE_LIST, RBAC_DEFS } from '../../apis/rbac/v1/schema.ts';
 import type { Role } from '../../apis/rbac/v1/types.ts';
 import { GROUP, VERSION } from '../../apis/rbac/v1/types.ts';
+import { ROLE_PROTOBUF } from '../../apis/rbac/v1/protobuf.ts';
 import { type Registered, type RegisterOptions, type ResourceDefinition, registerResource } from '../generic/registration.ts';
 import { rbacCodec } from '../rbac/codec.ts';
 import { roleStrategy } from './strategy.ts';
@@ -17,6 +18,7 @@ export function roleDefinition(): ResourceDefinition<Role> {
     defs: RBAC_DEFS,
     definition: ROLE,
     listDefinition: ROLE_LIST,
+    protobuf: ROLE_PROTOBUF,
   };
 }
 

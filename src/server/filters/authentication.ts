@@ -5,10 +5,21 @@
  * authenticated, its credentials are removed: the `Authorization` header and every front-proxy header (upstream's
  * standard X-Remote-* ones and the configured ones), so that no handler can mistake a client's own headers for a
  * proxy's or reuse a token.
+ *
+ * HTTP/2 is expensive to serve and easy to abuse (CVE-2023-44487, CVE-2023-39325): with the
+ * UnauthenticatedHTTP2DOSMitigation gate (on by default, as upstream since 1.29), a connection that carries a request
+ * answered 401 or made anonymously is limited to the requests it has open: the server sends GOAWAY at once and
+ * closes the connection when they are done, so that an unauthenticated client gets no more than HTTP/1.1 without
+ * keep-alive would give it. Upstream does this by setting `Connection: close` on the response, which Go's HTTP/2
+ * server turns into a graceful shutdown of the connection; node's `Http2Session.close()` is that shutdown. Requests
+ * with a user are never affected, whatever their credential; HTTP/1.1 connections neither.
  */
 import { newUnauthorized } from '../../apimachinery/errors.ts';
 import { type AuthenticationResult, type Authenticator, takeAuthenticationWarnings } from '../../auth/authenticator/interface.ts';
 import { type RequestHeaderNames, requestHeaderNamesToStrip } from '../../auth/authenticator/request-header.ts';
+import type { Http2Session } from 'node:http2';
+import { isAnonymousUser } from '../../auth/authenticator/user.ts';
+import { featureGates } from '../../features.ts';
 import { log } from '../../util/log.ts';
 import type { Handler, HandlerContext } from '../handler.ts';
 import { warningHeaders } from '../handlers/context.ts';
@@ -21,11 +32,24 @@ export interface AuthenticationFilterOptions {
   metrics?: AuthenticationRecorder | undefined;
   /** The configured front-proxy headers (the standard ones are always removed). */
   requestHeaders?: RequestHeaderNames | undefined;
+  /** Close HTTP/2 connections of unauthenticated and anonymous requests; default: the gate's state at build time. */
+  unauthenticatedHTTP2Mitigation?: boolean | undefined;
+}
+
+/** The HTTP/2 session a request came on (node's compat request has its stream), or undefined for HTTP/1.1. */
+function http2Session(req: Request): Http2Session | undefined {
+  return req.httpVersionMajor === 2 ? (req as unknown as { stream?: { session?: Http2Session } }).stream?.session : undefined;
+}
+
+/** GOAWAY now, then close once the streams in flight (this request's included) are answered. */
+export function closeHTTP2Session(session: Http2Session | undefined): void {
+  if (session && !session.closed && !session.destroyed) session.close();
 }
 
 export function withAuthentication(handler: Handler, authenticator: Authenticator, opts: AuthenticationFilterOptions = {}): Handler {
   const { latency, metrics } = opts;
   const strip = requestHeaderNamesToStrip(opts.requestHeaders);
+  const mitigate = opts.unauthenticatedHTTP2Mitigation ?? featureGates.enabled('UnauthenticatedHTTP2DOSMitigation');
   function authenticated(r: AuthenticationResult, req: Request, res: Response, ctx: HandlerContext, started: number): Promise<void> {
     const now = latency || metrics ? performance.now() : 0;
     // Upstream tracks this filter up to the next handler or the 401 alike.
@@ -37,8 +61,10 @@ export function withAuthentication(handler: Handler, authenticator: Authenticato
       // Upstream logs this as an error; at the default verbosity that would be a line per request of a client
       // whose certificate has expired, and the client learns nothing from it either way.
       if (r.error) log.V(2).info('Unable to authenticate the request', { err: r.error.message });
+      if (mitigate) closeHTTP2Session(http2Session(req));
       throw newUnauthorized();
     }
+    if (mitigate && isAnonymousUser(r.user)) closeHTTP2Session(http2Session(req));
     removeCredentials(req, strip);
     ctx.user = r.user;
     return handler(req, res, ctx);

@@ -5,7 +5,7 @@
 import type { RequestInfo } from '../request-info.ts';
 
 export interface FilterLatency {
-  filterLatency(filter: 'authentication' | 'authorization', seconds: number): void;
+  filterLatency(filter: 'authentication' | 'impersonation' | 'authorization', seconds: number): void;
 }
 
 /** What the authentication filter records (upstream's recordAuthenticationMetrics). */

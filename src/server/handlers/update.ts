@@ -12,7 +12,7 @@ import { writeObject } from './response.ts';
 
 export async function updateObject(ctx: RequestContext): Promise<void> {
   const n = negotiate(ctx);
-  const mediaType = requestBodyType(ctx.req.headers['content-type']);
+  const mediaType = requestBodyType(ctx.req.headers['content-type'], ctx.scope.protobuf !== undefined);
   const body = await readRequestBody(ctx);
   const opts = parseWriteOptions('UpdateOptions', ctx.query);
   const { scope, info, admission } = ctx;

@@ -28,6 +28,10 @@ export interface IssuerAuthenticatorOptions {
    * `apiserver_authentication_jwt_authenticator_latency_seconds{result}`; not called for other issuers' tokens).
    */
   readonly onResult?: (issuerURL: string, result: 'success' | 'failure', seconds: number) => void;
+  /** Called after every request for this issuer's key set while the authenticator is open (the JWKS metrics). */
+  readonly onJWKSFetch?: (issuerURL: string, result: 'success' | 'failure', keySet?: string) => void;
+  /** The algorithms a token may be signed with; all asymmetric ones by default (`--oidc-signing-algs` narrows it). */
+  readonly signingAlgorithms?: readonly string[];
 }
 
 /** A token's answer from one issuer: undefined when the token is not this issuer's. */
@@ -91,8 +95,15 @@ export class IssuerAuthenticator {
     try {
       const meta = await discover(issuer.url, issuer.discoveryURL, get);
       if (this.#closed) return;
-      const keys = new RemoteKeySet(meta.jwksURL, { ...get, minRefreshIntervalMs: this.opts.minKeyRefreshIntervalMs, now: this.opts.now });
-      this.#verifier = new IDTokenVerifier({ issuer: issuer.url, audiences: issuer.audiences, now: this.opts.now }, keys);
+      const onJWKSFetch = this.opts.onJWKSFetch;
+      const keys = new RemoteKeySet(meta.jwksURL, {
+        ...get,
+        minRefreshIntervalMs: this.opts.minKeyRefreshIntervalMs,
+        now: this.opts.now,
+        // Not after close: a replaced authenticator's late fetch must not overwrite the live one's series.
+        ...(onJWKSFetch ? { onFetch: (result, body) => void (this.#closed || onJWKSFetch(issuer.url, result, body)) } : {}),
+      });
+      this.#verifier = new IDTokenVerifier({ issuer: issuer.url, audiences: issuer.audiences, now: this.opts.now, ...(this.opts.signingAlgorithms ? { algorithms: this.opts.signingAlgorithms } : {}) }, keys);
       this.#resolveReady();
     } catch (e) {
       if (this.#closed) return;

@@ -13,13 +13,16 @@
 import type { CompiledAuthenticationConfiguration, CompiledJWTAuthenticator } from '../../../config/authentication-validation.ts';
 import type { AuthenticationResult, Authenticator, AuthenticatorRequest } from '../interface.ts';
 import { NO_CREDENTIALS } from '../interface.ts';
-import { BearerTokenAuthenticator, TokenUnion } from '../token.ts';
+import { BearerTokenAuthenticator, type TokenAuthenticator, TokenUnion } from '../token.ts';
+import type { Answer } from '../union.ts';
 import { IssuerAuthenticator, type IssuerAuthenticatorOptions } from './issuer-authenticator.ts';
-import { CachedTokenAuthenticator, SUCCESS_TTL_MS, type TokenAuthenticator } from './token-cache.ts';
+import { CachedTokenAuthenticator, SUCCESS_TTL_MS, type TokenCacheRecorder } from '../token-cache.ts';
 
 export interface JWTAuthenticatorsOptions extends IssuerAuthenticatorOptions {
   /** How long a successful token answer is reused; upstream's 10 s. 0 disables the cache. */
   readonly successCacheTTLMs?: number;
+  /** Where the cache (when there is one) reports its hits and fetches. */
+  readonly cacheMetrics?: TokenCacheRecorder;
 }
 
 export class JWTAuthenticators implements Authenticator, TokenAuthenticator {
@@ -32,7 +35,7 @@ export class JWTAuthenticators implements Authenticator, TokenAuthenticator {
     this.issuers = authenticators.map((a) => new IssuerAuthenticator(a, opts));
     const ttl = opts.successCacheTTLMs ?? SUCCESS_TTL_MS;
     const uncached: TokenAuthenticator = { authenticateToken: (t) => this.#authenticateToken(t) };
-    this.tokenAuthenticator = ttl > 0 ? new CachedTokenAuthenticator(uncached, ttl, opts.now) : uncached;
+    this.tokenAuthenticator = ttl > 0 ? new CachedTokenAuthenticator(uncached, { successTTLMs: ttl, ...(opts.now ? { now: opts.now } : {}), metrics: opts.cacheMetrics }) : uncached;
     this.#bearer = new BearerTokenAuthenticator(new TokenUnion([this.tokenAuthenticator]));
   }
 
@@ -41,7 +44,7 @@ export class JWTAuthenticators implements Authenticator, TokenAuthenticator {
     return this.#bearer.authenticate(req);
   }
 
-  authenticateToken(token: string): Promise<AuthenticationResult> {
+  authenticateToken(token: string): Answer {
     return this.tokenAuthenticator.authenticateToken(token);
   }
 

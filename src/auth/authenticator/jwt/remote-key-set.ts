@@ -15,6 +15,11 @@ export const DEFAULT_MIN_REFRESH_INTERVAL_MS = 5_000;
 export interface RemoteKeySetOptions extends GetOptions {
   readonly minRefreshIntervalMs?: number;
   readonly now?: () => number;
+  /**
+   * Told of every key set request's outcome, with the body of a successful one (upstream's JWKS round tripper,
+   * behind StructuredAuthenticationConfigurationJWKSMetrics): success is a 200 whose body decodes as a key set.
+   */
+  readonly onFetch?: (result: 'success' | 'failure', body?: string) => void;
 }
 
 interface CachedKey {
@@ -81,19 +86,29 @@ export class RemoteKeySet {
 
   async #fetch(): Promise<CachedKey[]> {
     this.#lastFetch = this.#now();
+    const onFetch = this.opts.onFetch;
     let res;
     try {
       res = await httpsGet(this.jwksURL, this.opts);
     } catch (e) {
+      onFetch?.('failure');
       throw new Error(`oidc: get keys failed: ${(e as Error).message}`);
     }
-    if (res.status !== 200) throw new Error(`oidc: get keys failed: ${res.statusText} ${res.body}`);
+    if (res.status !== 200) {
+      onFetch?.('failure');
+      throw new Error(`oidc: get keys failed: ${res.statusText} ${res.body}`);
+    }
     let doc: { keys?: unknown };
     try {
       doc = JSON.parse(res.body) as { keys?: unknown };
     } catch (e) {
+      onFetch?.('failure');
       throw new Error(`oidc: failed to decode keys: ${(e as Error).message} ${res.body}`);
     }
+    // What Go's decoder refuses as a JSON Web Key Set (a document that is not an object, `keys` not a list) is a
+    // failed fetch for the metrics, as upstream checks the body before recording it.
+    const isKeySet = doc === null || (typeof doc === 'object' && !Array.isArray(doc) && (doc.keys === undefined || doc.keys === null || Array.isArray(doc.keys)));
+    onFetch?.(isKeySet ? 'success' : 'failure', isKeySet ? res.body : undefined);
     const keys = Array.isArray(doc?.keys) ? (doc.keys as JWK[]).filter((k) => k && typeof k === 'object') : [];
     this.#keys = keys.map((jwk) => ({ jwk, imported: new Map() }));
     this.#expiry = expiryOf(res.headers, this.#now());

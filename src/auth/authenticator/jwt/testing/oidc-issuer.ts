@@ -32,6 +32,8 @@ export class TestOIDCIssuer {
   discoveryOverride: Record<string, unknown> = {};
   /** Extra response headers of the JWKS (e.g. Cache-Control). */
   jwksHeaders: Record<string, string> = {};
+  /** The JWKS answer's status (anything but 200 is an issuer in trouble: the body is then an error text). */
+  jwksStatus = 200;
   #server: Server | undefined;
   #serving: { certPem: string; keyPem: string } | undefined;
 
@@ -55,8 +57,12 @@ export class TestOIDCIssuer {
         res.end(JSON.stringify({ issuer: this.url, jwks_uri: `${this.origin}${jwksPath}`, ...this.discoveryOverride }));
       } else if (req.url === jwksPath) {
         this.requests.jwks++;
+        if (this.jwksStatus !== 200) {
+          res.writeHead(this.jwksStatus).end('key set unavailable');
+          return;
+        }
         res.writeHead(200, { 'content-type': 'application/json', ...this.jwksHeaders });
-        res.end(JSON.stringify({ keys: this.published.map((k) => k.publicJWK) }));
+        res.end(this.jwksBody());
       } else {
         res.writeHead(404).end('not found');
       }
@@ -64,6 +70,11 @@ export class TestOIDCIssuer {
     await new Promise<void>((resolve) => this.#server!.listen(port, '127.0.0.1', resolve));
     this.url = `${this.origin}${this.path}`;
     return this;
+  }
+
+  /** The JWKS document as served. */
+  jwksBody(): string {
+    return JSON.stringify({ keys: this.published.map((k) => k.publicJWK) });
   }
 
   get origin(): string {

@@ -1,0 +1,354 @@
+/**
+ * Watches on etcd: every Storage.watch is one etcd watcher (a key range: the watched prefix) on one shared gRPC
+ * watch stream per storage. The watch cache opens one per resource, so etcd sees one watcher per resource prefix.
+ *
+ * Events. etcd delivers a watcher's events in revision order, with prev_kv: a PUT is ADDED when the key was created
+ * at that revision (create_revision == mod_revision, as upstream's event.go decides) and MODIFIED otherwise; a DELETE
+ * carries the last value (prev_kv) and becomes DELETED with that value at the deletion revision. Values pass through
+ * the value transformer; when it answers asynchronously, later changes of the same watcher wait in its queue, so the
+ * order holds.
+ *
+ * Progress (onProgress). The watch cache of one resource must learn that the shared revision moved on through other
+ * resources' writes. Two sources, both only for watchers etcd has "synced" (caught up with history):
+ *  - etcd's per-watcher progress notifications (progress_notify; every --experimental-watch-progress-notify-interval,
+ *    10 minutes by default). They travel through the watcher's own event channel in etcd, so they are ordered.
+ *  - Progress requests on the stream (WatchProgressRequest, etcd 3.4+), sent after this storage's writes and when a
+ *    consistent read needs the current revision (as upstream's RequestWatchProgress). etcd before 3.4.25/3.5.8
+ *    (issue etcd#15220; Debian's 3.4.23 among them) can answer one before events of that revision that are already
+ *    queued for the stream; and before 3.4.31/3.5.13 (etcd#17507) for watchers still catching up. So an answer is
+ *    passed on only once the answer to a later request has arrived, and only to watchers that are known to be
+ *    synced: created at the current revision, or since caught up (an event at or after their creation revision, a
+ *    per-watcher notification, or SYNC_GRACE_MS without history to replay). The events an early answer overtook
+ *    were already queued in etcd's send loop, which takes them long before a request sent a round trip later
+ *    arrives unless the connection itself is stalled: a practical bound, not the guarantee etcd's fix gives (upstream
+ *    does not ask for progress at all on such versions and reads from etcd instead).
+ */
+import type { ClientDuplexStream } from '@grpc/grpc-js';
+import type { StorageEvent, Watch, WatchHandler } from '../interface.ts';
+import { StorageError } from '../interface.ts';
+import type { StoredValues } from '../stored-values.ts';
+import { isPromise } from '../value/transformer.ts';
+import type { EtcdClient } from './client.ts';
+import { EVENT_DELETE, num, type KeyValue, type WatchEvent, type WatchRequest, type WatchResponse } from './proto.ts';
+
+/** etcd moves an unsynced watcher's history out every 100 ms; after a few passes with nothing to say it is synced. */
+const SYNC_GRACE_MS = 500;
+/** Spacing of progress requests while writes keep coming: one answer per interval is enough to keep caches fresh. */
+const PROGRESS_SPACING_MS = 20;
+
+/** Keys in etcd ↔ keys of the Storage interface. */
+export interface KeySpace {
+  toEtcd(key: string): Buffer;
+  fromEtcd(key: Uint8Array): string;
+  rangeEnd(prefix: Buffer): Buffer;
+}
+
+class Watcher {
+  /** Revision of the last change or progress delivered. */
+  lastRv: number;
+  /** etcd's revision when it created the watcher (from its created response). */
+  createdAt = 0;
+  synced = false;
+  created = false;
+  stopped = false;
+  sawEvents = false;
+  /** Changes waiting for the transformer (see the top of the file); empty on the synchronous path. */
+  readonly queue: (() => void | Promise<void>)[] = [];
+  draining = false;
+
+  constructor(
+    readonly id: number,
+    readonly prefix: string,
+    readonly handler: WatchHandler,
+    fromRV: number,
+    readonly startedAtMs: number,
+  ) {
+    this.lastRv = fromRV;
+  }
+}
+
+export class WatchHub {
+  readonly #client: EtcdClient;
+  readonly #keys: KeySpace;
+  readonly #values: StoredValues;
+  readonly #onEventsReceived: ((n: number) => void) | undefined;
+  #stream: ClientDuplexStream<WatchRequest, WatchResponse> | undefined;
+  readonly #watchers = new Map<number, Watcher>();
+  #nextId = 1;
+  #closed = false;
+  // Progress requests (see the top of the file).
+  #progressInFlight = false;
+  #progressWanted = false;
+  #progressTimer: NodeJS.Timeout | undefined;
+  #lastProgressSentAt = 0;
+  /** A progress answer waiting for the answer to a later request before it is passed on. */
+  #candidate: number | undefined;
+
+  constructor(client: EtcdClient, keys: KeySpace, values: StoredValues, onEventsReceived?: (n: number) => void) {
+    this.#client = client;
+    this.#keys = keys;
+    this.#values = values;
+    this.#onEventsReceived = onEventsReceived;
+  }
+
+  get size(): number {
+    return this.#watchers.size;
+  }
+
+  add(prefix: string, fromRV: number, handler: WatchHandler): Watch {
+    const w = new Watcher(this.#nextId++, prefix, handler, fromRV, Date.now());
+    let stream: ClientDuplexStream<WatchRequest, WatchResponse>;
+    try {
+      stream = this.#ensureStream();
+    } catch (err) {
+      queueMicrotask(() => handler.onError(new StorageError('Internal', prefix, `etcd watch: ${(err as Error).message}`)));
+      return { stop() {} };
+    }
+    this.#watchers.set(w.id, w);
+    const key = this.#keys.toEtcd(prefix);
+    stream.write({
+      create_request: {
+        key,
+        range_end: this.#keys.rangeEnd(key),
+        start_revision: fromRV + 1,
+        progress_notify: true,
+        prev_kv: true,
+        watch_id: w.id,
+      },
+    });
+    return { stop: () => this.#stop(w) };
+  }
+
+  /** Asks etcd for a progress answer (coalesced; see the top of the file). */
+  requestProgress(): void {
+    if (this.#closed || !this.#stream || this.#watchers.size === 0) return;
+    this.#progressWanted = true;
+    this.#pumpProgress();
+  }
+
+  /** The lowest revision every synced watcher has reached (for a consistent read to know whether to ask). */
+  behind(rv: number): boolean {
+    for (const w of this.#watchers.values()) if (w.lastRv < rv) return true;
+    return false;
+  }
+
+  closeAll(err: Error): void {
+    this.#closed = true;
+    if (this.#progressTimer) clearTimeout(this.#progressTimer);
+    this.#failAll(err);
+  }
+
+  #ensureStream(): ClientDuplexStream<WatchRequest, WatchResponse> {
+    if (this.#closed) throw new Error('storage closed');
+    if (this.#stream) return this.#stream;
+    const stream = this.#client.openWatchStream();
+    this.#stream = stream;
+    stream.on('data', (res: WatchResponse) => this.#onResponse(res));
+    const broken = (err: Error | undefined) => {
+      if (this.#stream !== stream) return;
+      this.#stream = undefined;
+      this.#progressInFlight = false;
+      this.#candidate = undefined;
+      if (err) this.#client.noteStreamFailure(err);
+      // Every watcher on the stream ends; the watch cache lists again and starts a new one (a new stream).
+      this.#failAll(new StorageError('Internal', '', `etcd watch stream ended: ${err ? err.message : 'closed by the server'}`));
+    };
+    stream.on('error', (err: Error) => broken(err));
+    stream.on('end', () => broken(undefined));
+    return stream;
+  }
+
+  #failAll(err: Error): void {
+    const all = [...this.#watchers.values()];
+    this.#watchers.clear();
+    for (const w of all) this.#end(w, err);
+    if (this.#closed && this.#stream) {
+      const s = this.#stream;
+      this.#stream = undefined;
+      s.cancel();
+    }
+  }
+
+  #stop(w: Watcher): void {
+    if (w.stopped) return;
+    w.stopped = true;
+    if (this.#watchers.get(w.id) === w) {
+      this.#watchers.delete(w.id);
+      if (this.#stream && !this.#closed) this.#stream.write({ cancel_request: { watch_id: w.id } });
+    }
+  }
+
+  #end(w: Watcher, err: Error): void {
+    if (w.stopped) return;
+    w.stopped = true;
+    this.#watchers.delete(w.id);
+    w.handler.onError(err);
+  }
+
+  #onResponse(res: WatchResponse): void {
+    const id = num(res.watch_id);
+    const rev = num(res.header?.revision);
+    if (id === -1) {
+      // The answer to a progress request, for every watcher of the stream.
+      this.#onProgressAnswer(rev);
+      return;
+    }
+    const w = this.#watchers.get(id);
+    if (!w) return; // stopped: etcd may still send what it had queued
+    if (res.created) {
+      w.created = true;
+      w.createdAt = rev;
+      // A watcher starting after the current revision has no history to replay: etcd puts it with the synced ones.
+      w.synced = w.lastRv + 1 > rev;
+    }
+    if (res.canceled) {
+      const compacted = num(res.compact_revision);
+      if (compacted > 0) {
+        this.#end(w, new StorageError('Expired', w.prefix, `watch from revision ${w.lastRv} failed: revision ${compacted - 1} and older have been compacted`, w.lastRv));
+      } else {
+        this.#end(w, new StorageError('Internal', w.prefix, `etcd canceled the watch: ${res.cancel_reason || 'no reason given'}`));
+      }
+      return;
+    }
+    const events = res.events ?? [];
+    if (events.length === 0) {
+      if (!res.created) {
+        // A per-watcher progress notification: etcd only sends these to synced watchers, in order with events.
+        w.synced = true;
+        this.#progress(w, rev);
+      }
+      return;
+    }
+    w.sawEvents = true;
+    this.#onEventsReceived?.(events.length);
+    for (const ev of events) this.#enqueue(w, () => this.#deliver(w, ev));
+    const last = num(events[events.length - 1]!.kv.mod_revision);
+    if (!w.synced && w.created && last >= w.createdAt) w.synced = true;
+  }
+
+  #deliver(w: Watcher, ev: WatchEvent): void | Promise<void> {
+    const kv = ev.kv;
+    const key = this.#keys.fromEtcd(kv.key);
+    const rv = num(kv.mod_revision);
+    if (ev.type === EVENT_DELETE) {
+      const prev = ev.prev_kv;
+      if (!prev || !prev.key || prev.key.length === 0) {
+        // Without the last value a DELETED cannot be told to watchers; upstream fails the watch the same way.
+        throw new StorageError('Internal', key, `etcd delete event at revision ${rv} came without the previous value`);
+      }
+      const r = this.#values.readFull(this.#etcdKeyString(prev), num(prev.mod_revision), buf(prev.value));
+      const emit = (plain: Buffer, prevValue: Buffer) => {
+        const value = this.#values.served(key, rv, plain);
+        this.#emit(w, { type: 'DELETED', key, rv, value, prevValue });
+      };
+      return isPromise(r) ? r.then((x) => emit(x.plain, x.value)) : emit(r.plain, r.value);
+    }
+    const type = num(kv.create_revision) === rv ? 'ADDED' : 'MODIFIED';
+    const v = this.#values.read(this.#etcdKeyString(kv), rv, buf(kv.value));
+    const prev = type === 'MODIFIED' && ev.prev_kv && ev.prev_kv.key && ev.prev_kv.key.length > 0 ? ev.prev_kv : undefined;
+    const pv = prev ? this.#values.read(this.#etcdKeyString(prev), num(prev.mod_revision), buf(prev.value)) : undefined;
+    const emit = (value: Buffer, prevValue: Buffer | undefined) =>
+      this.#emit(w, prevValue ? { type, key, rv, value, prevValue } : { type, key, rv, value });
+    if (isPromise(v) || isPromise(pv)) return Promise.all([v, pv]).then(([a, b]) => emit(a, b));
+    return emit(v, pv);
+  }
+
+  #etcdKeyString(kv: KeyValue): string {
+    return buf(kv.key).toString();
+  }
+
+  #emit(w: Watcher, ev: StorageEvent): void {
+    if (w.stopped) return;
+    w.lastRv = ev.rv;
+    w.handler.onEvent(ev);
+  }
+
+  /** Runs `step` now when nothing is queued before it (the usual, synchronous case), else after what is queued. */
+  #enqueue(w: Watcher, step: () => void | Promise<void>): void {
+    if (w.stopped) return;
+    if (!w.draining && w.queue.length === 0) {
+      let r: void | Promise<void>;
+      try {
+        r = step();
+      } catch (err) {
+        this.#fail(w, err);
+        return;
+      }
+      if (isPromise(r)) {
+        w.draining = true;
+        void r.then(() => this.#drain(w), (err: unknown) => this.#fail(w, err));
+      }
+      return;
+    }
+    w.queue.push(step);
+  }
+
+  async #drain(w: Watcher): Promise<void> {
+    try {
+      while (w.queue.length && !w.stopped) {
+        const r = w.queue.shift()!();
+        if (isPromise(r)) await r;
+      }
+      w.draining = false;
+    } catch (err) {
+      this.#fail(w, err);
+    }
+  }
+
+  #fail(w: Watcher, err: unknown): void {
+    w.queue.length = 0;
+    w.draining = false;
+    const e = err instanceof Error ? err : new Error(String(err));
+    if (this.#watchers.get(w.id) === w && this.#stream && !this.#closed) this.#stream.write({ cancel_request: { watch_id: w.id } });
+    this.#end(w, e);
+  }
+
+  #progress(w: Watcher, rv: number): void {
+    this.#enqueue(w, () => {
+      if (w.stopped || rv <= w.lastRv) return;
+      w.lastRv = rv;
+      w.handler.onProgress?.(rv);
+    });
+  }
+
+  #pumpProgress(): void {
+    if (this.#progressInFlight || this.#progressTimer || !this.#stream || this.#closed) return;
+    if (!this.#progressWanted && this.#candidate === undefined) return;
+    const wait = this.#lastProgressSentAt + PROGRESS_SPACING_MS - Date.now();
+    if (wait > 0 && this.#candidate === undefined) {
+      this.#progressTimer = setTimeout(() => {
+        this.#progressTimer = undefined;
+        this.#pumpProgress();
+      }, wait);
+      this.#progressTimer.unref();
+      return;
+    }
+    this.#progressWanted = false;
+    this.#progressInFlight = true;
+    this.#lastProgressSentAt = Date.now();
+    this.#stream.write({ progress_request: {} });
+  }
+
+  #onProgressAnswer(rev: number): void {
+    this.#progressInFlight = false;
+    const confirmed = this.#candidate;
+    this.#candidate = undefined;
+    if (confirmed !== undefined) {
+      const now = Date.now();
+      for (const w of this.#watchers.values()) {
+        if (!w.synced && w.created && !w.sawEvents && now - w.startedAtMs >= SYNC_GRACE_MS) w.synced = true;
+        if (w.synced) this.#progress(w, confirmed);
+      }
+      // The revision moved on meanwhile: this answer needs its own confirmation.
+      if (rev > confirmed) this.#candidate = rev;
+    } else {
+      this.#candidate = rev;
+    }
+    this.#pumpProgress();
+  }
+}
+
+function buf(u: Uint8Array | null | undefined): Buffer {
+  if (!u) return Buffer.alloc(0);
+  return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
