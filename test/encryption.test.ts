@@ -1,7 +1,9 @@
 /**
  * Encryption at rest (issue 13), end to end on the real server: no plaintext reaches any file of the data
  * directory with each provider, key rotation with kubectl as upstream documents it, and a stored object whose key
- * is gone is a 500 naming it that the unsafe delete removes.
+ * is gone is a 500 naming it that the unsafe delete removes. With CORE_APISERVER_TEST_STORAGE=etcd3 the same on
+ * etcd: the files looked at are the data directory's and etcd's (its WAL and database), the stored values are read
+ * from etcd.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,16 +12,36 @@ import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { TestServer, sampleEvent } from './helpers/server.ts';
+import { TestServer, sampleEvent, stopEtcd, testEtcd } from './helpers/server.ts';
+import { EtcdClient } from '../src/storage/etcd3/client.ts';
+import { prefixEnd } from '../src/storage/etcd3/storage.ts';
 import { TestKMSPlugin } from './helpers/kms-plugin.ts';
 import { EncryptedObjectType, decodeMessage, type EncryptedObject } from '../src/storage/value/kmsv2/proto.ts';
 
 const KUBECTL = '1.33';
 const EVENTS = (ns: string) => `/apis/events.cluster.io/v1/namespaces/${ns}/events`;
 const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+after(async () => {
+  for (const d of dirs) {
+    await stopEtcd(d);
+    rmSync(d, { recursive: true, force: true });
+  }
 });
+
+/** The etcd prefix the test servers use (the default --etcd-prefix). */
+const ETCD_PREFIX = '/registry';
+
+/** Where a server on `dataDir` keeps its data: the data directory, and on etcd also etcd's data directory. */
+async function storeDirs(dataDir: string): Promise<string[]> {
+  const etcd = await testEtcd(dataDir);
+  return etcd ? [dataDir, etcd.dataDir] : [dataDir];
+}
+
+/** Files holding the objects of a server on `dataDir`: SQLite's named `file` (`events.db`, …), or etcd's. */
+async function isStoreFile(dataDir: string, file: RegExp): Promise<(path: string) => boolean> {
+  const etcd = await testEtcd(dataDir);
+  return etcd ? (p) => p.startsWith(etcd.dataDir) : (p) => file.test(p);
+}
 
 function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'core-apiserver-enc-'));
@@ -65,9 +87,11 @@ function everyFile(dir: string): { path: string; bytes: Buffer }[] {
   return out;
 }
 
-function filesHolding(dir: string, needle: string): string[] {
+/** The files under the data directory of a server on `dataDir` (and etcd's, on etcd) that hold `needle`. */
+async function filesHolding(dataDir: string, needle: string): Promise<string[]> {
   const b = Buffer.from(needle);
-  return everyFile(dir)
+  return (await storeDirs(dataDir))
+    .flatMap((d) => everyFile(d))
     .filter((f) => f.bytes.includes(b))
     .map((f) => f.path);
 }
@@ -123,11 +147,14 @@ describe('no plaintext on disk', () => {
         w.stop();
 
         // Stopped cleanly (WAL checkpointed) and also while running (WAL present): neither holds the note.
-        assert.deepEqual(filesHolding(dataDir, secret), [], 'while running');
+        assert.deepEqual(await filesHolding(dataDir, secret), [], 'while running');
         await s.stop();
-        assert.deepEqual(filesHolding(dataDir, secret), [], 'after shutdown');
-        assert.ok(filesHolding(dataDir, `cluster:enc:${provider}:v1:key1:`).some((p) => p.endsWith('events.db')), 'stored with the prefix');
-        assert.ok(filesHolding(dataDir, `cluster:enc:${provider}:v1:key1:`).some((p) => p.endsWith('rbac.authorization.k8s.io.db')));
+        assert.deepEqual(await filesHolding(dataDir, secret), [], 'after shutdown');
+        const prefix = `cluster:enc:${provider}:v1:key1:`;
+        assert.ok((await filesHolding(dataDir, prefix)).some(await isStoreFile(dataDir, /events\.db$/)), 'stored with the prefix');
+        assert.ok((await filesHolding(dataDir, prefix)).some(await isStoreFile(dataDir, /rbac\.authorization\.k8s\.io\.db$/)));
+        const stored = await storedObjects(dataDir);
+        for (const k of ['/events/enc/e1', '/events/enc/e2', '/roles/enc/r']) assert.ok(stored.get(k)?.toString('latin1').startsWith(prefix), k);
 
         // Restarted: the watch cache loads decrypted objects.
         await s.start([`--encryption-provider-config=${config}`]);
@@ -238,15 +265,37 @@ describe('an object that cannot be decrypted', () => {
   });
 });
 
-/** The stored bytes of every current object of events.db, by key (read with the server stopped). */
-function storedEvents(dataDir: string): Map<string, Buffer> {
-  const db = new Database(join(dataDir, 'events.db'), { readonly: true, fileMustExist: true });
-  try {
-    const rows = db.prepare('SELECT c.key AS key, l.value AS value FROM current c JOIN log l ON l.rv = c.rv').all() as { key: string; value: Buffer }[];
-    return new Map(rows.map((r) => [r.key, r.value]));
-  } finally {
-    db.close();
+/** The stored bytes of every current Event, by key: from events.db (read with the server stopped), or from etcd. */
+async function storedEvents(dataDir: string): Promise<Map<string, Buffer>> {
+  const all = await storedObjects(dataDir, ['events.db']);
+  return new Map([...all].filter(([k]) => k.startsWith('/events/')));
+}
+
+/** The stored bytes of every current object, by key: from the SQLite files named, or from etcd (keys without its prefix). */
+async function storedObjects(dataDir: string, files = ['events.db', 'rbac.authorization.k8s.io.db']): Promise<Map<string, Buffer>> {
+  const etcd = await testEtcd(dataDir);
+  const out = new Map<string, Buffer>();
+  if (etcd) {
+    const c = new EtcdClient({ endpoints: [etcd.endpoint] });
+    try {
+      const key = Buffer.from(`${ETCD_PREFIX}/`);
+      const res = await c.call('range', { key, range_end: prefixEnd(key) });
+      for (const kv of res.kvs) out.set(Buffer.from(kv.key).toString().slice(ETCD_PREFIX.length), Buffer.from(kv.value));
+    } finally {
+      c.close();
+    }
+    return out;
   }
+  for (const f of files) {
+    const db = new Database(join(dataDir, f), { readonly: true, fileMustExist: true });
+    try {
+      const rows = db.prepare('SELECT c.key AS key, l.value AS value FROM current c JOIN log l ON l.rv = c.rv').all() as { key: string; value: Buffer }[];
+      for (const r of rows) out.set(r.key, r.value);
+    } finally {
+      db.close();
+    }
+  }
+  return out;
 }
 
 function prefixes(stored: Map<string, Buffer>): Set<string> {
@@ -268,13 +317,13 @@ describe('key rotation as upstream documents it, with kubectl', () => {
       await start(k1);
       for (let i = 0; i < 5; i++) assert.equal((await s.request('POST', EVENTS(`ns${i % 2}`), sampleEvent(`e${i}`, `ns${i % 2}`, { note: `note ${i}` }))).status, 201);
       await s.stop();
-      assert.deepEqual(prefixes(storedEvents(dataDir)), new Set(['cluster:enc:aesgcm:v1:key1:']));
+      assert.deepEqual(prefixes(await storedEvents(dataDir)), new Set(['cluster:enc:aesgcm:v1:key1:']));
 
       // 1. the new key second: everything reads, writes still use key1
       await start(`${k1}, ${k2}`);
       assert.equal((await s.request('POST', EVENTS('ns0'), sampleEvent('e5', 'ns0'))).status, 201);
       await s.stop();
-      assert.deepEqual(prefixes(storedEvents(dataDir)), new Set(['cluster:enc:aesgcm:v1:key1:']));
+      assert.deepEqual(prefixes(await storedEvents(dataDir)), new Set(['cluster:enc:aesgcm:v1:key1:']));
 
       // 2. the new key first: new writes use key2, old objects still read (stale)
       await start(`${k2}, ${k1}`);
@@ -287,7 +336,7 @@ describe('key rotation as upstream documents it, with kubectl', () => {
       assert.equal(replaced.code, 0, replaced.stderr);
       assert.equal(replaced.stdout.trim().split('\n').length, 7, replaced.stdout);
       await s.stop();
-      assert.deepEqual(prefixes(storedEvents(dataDir)), new Set(['cluster:enc:aesgcm:v1:key2:']));
+      assert.deepEqual(prefixes(await storedEvents(dataDir)), new Set(['cluster:enc:aesgcm:v1:key2:']));
 
       // 4. the old key removed: everything still reads
       await start(k2);
@@ -303,9 +352,9 @@ describe('key rotation as upstream documents it, with kubectl', () => {
   });
 });
 
-/** The stored bytes of `key` in the running server's events.db (WAL: a reader sees committed state). */
-function storedNow(dataDir: string, key: string): Buffer | undefined {
-  return storedEvents(dataDir).get(key);
+/** The stored bytes of `key` in the running server's events.db (WAL: a reader sees committed state), or in etcd. */
+async function storedNow(dataDir: string, key: string): Promise<Buffer | undefined> {
+  return (await storedEvents(dataDir)).get(key);
 }
 
 function metricLines(text: string, name: string): string[] {
@@ -322,7 +371,7 @@ describe('automatic reload and metrics', () => {
     await s.start([`--encryption-provider-config=${conf}`, '--encryption-provider-config-automatic-reload']);
     try {
       assert.equal((await s.request('POST', EVENTS('r'), sampleEvent('before', 'r'))).status, 201);
-      assert.ok(storedNow(dataDir, '/events/r/before')!.toString('latin1').startsWith('cluster:enc:aesgcm:v1:key1:'));
+      assert.ok((await storedNow(dataDir, '/events/r/before'))!.toString('latin1').startsWith('cluster:enc:aesgcm:v1:key1:'));
       const health = await s.request('GET', '/healthz/kms-providers');
       assert.equal(health.status, 200, health.body);
 
@@ -332,7 +381,7 @@ describe('automatic reload and metrics', () => {
       await waitFor('the new configuration', async () => {
         const name = `after-${n++}`;
         assert.equal((await s.request('POST', EVENTS('r'), sampleEvent(name, 'r'))).status, 201);
-        return storedNow(dataDir, `/events/r/${name}`)!.toString('latin1').startsWith('cluster:enc:secretbox:v1:sb1:');
+        return (await storedNow(dataDir, `/events/r/${name}`))!.toString('latin1').startsWith('cluster:enc:secretbox:v1:sb1:');
       });
       assert.equal((await s.request('GET', `${EVENTS('r')}/before`)).status, 200, 'older values still read');
 
@@ -342,7 +391,7 @@ describe('automatic reload and metrics', () => {
         return metricLines(m, 'apiserver_encryption_config_controller_automatic_reloads_total').some((l) => l.includes('status="failure"') && Number(l.split(' ').pop()) >= 1);
       });
       assert.equal((await s.request('POST', EVENTS('r'), sampleEvent('still', 'r'))).status, 201);
-      assert.ok(storedNow(dataDir, '/events/r/still')!.toString('latin1').startsWith('cluster:enc:secretbox:v1:sb1:'), 'the last good configuration stays');
+      assert.ok((await storedNow(dataDir, '/events/r/still'))!.toString('latin1').startsWith('cluster:enc:secretbox:v1:sb1:'), 'the last good configuration stays');
       assert.match(s.stderr, /failed to load the new encryption provider configuration; keeping the configuration in force/);
 
       const m = (await s.request('GET', '/metrics')).body;
@@ -386,8 +435,8 @@ describe('KMS v2 with a plugin on a unix socket', () => {
       assert.equal(w.frames[1].object.note, `${secret}-k2`);
       w.stop();
       assert.equal(plugin.calls.Encrypt, 1, 'one seed for every write');
-      assert.deepEqual(filesHolding(dataDir, secret), [], 'no file holds the note');
-      assert.ok(filesHolding(dataDir, 'cluster:enc:kms:v2:p1:').some((p) => /events\.db(-wal)?$/.test(p)));
+      assert.deepEqual(await filesHolding(dataDir, secret), [], 'no file holds the note');
+      assert.ok((await filesHolding(dataDir, 'cluster:enc:kms:v2:p1:')).some(await isStoreFile(dataDir, /events\.db(-wal)?$/)));
 
       // The plugin goes away: reads of values whose seed the server has go on without it; health says so.
       await plugin.stop();
@@ -414,9 +463,9 @@ describe('KMS v2 with a plugin on a unix socket', () => {
       const replaced = await s.kubectl(['replace', '-f', '-'], { version: KUBECTL, input: got.stdout });
       assert.equal(replaced.code, 0, replaced.stderr);
       await s.stop();
-      const keyIDs = new Set([...storedEvents(dataDir).values()].map((v) => decodeMessage<EncryptedObject>(EncryptedObjectType, v.subarray('cluster:enc:kms:v2:p1:'.length)).keyID));
+      const keyIDs = new Set([...(await storedEvents(dataDir)).values()].map((v) => decodeMessage<EncryptedObject>(EncryptedObjectType, v.subarray('cluster:enc:kms:v2:p1:'.length)).keyID));
       assert.deepEqual(keyIDs, new Set(['key-2']));
-      assert.deepEqual(filesHolding(dataDir, secret), []);
+      assert.deepEqual(await filesHolding(dataDir, secret), []);
     } finally {
       await s.stop();
       await plugin.stop();

@@ -50,15 +50,23 @@ export interface Transformer {
   transformToStorage(data: Buffer, ctx: Context): MaybePromise<Buffer>;
 }
 
-/** The authenticated data of a value stored under `key` (upstream `authenticatedDataString`): the key's bytes. */
+/**
+ * The context of a value stored under `key` (the Storage interface's key, which picks the resource's transformer).
+ * Its authenticated data (upstream `authenticatedDataString`) is the bytes of `where`, the value's full location in
+ * the store: the key itself on SQLite, the etcd key (`--etcd-prefix` + key) on etcd, as upstream binds a value to
+ * its etcd path.
+ */
 export class KeyContext implements Context {
   #data: Buffer | undefined;
 
-  constructor(readonly key: string) {}
+  constructor(
+    readonly key: string,
+    readonly where: string = key,
+  ) {}
 
   authenticatedData(): Buffer {
     // Made on first use: most transformers (identity) never ask.
-    return (this.#data ??= Buffer.from(this.key));
+    return (this.#data ??= Buffer.from(this.where));
   }
 }
 
