@@ -129,6 +129,12 @@ describe('sqlite backend with a value transformer', () => {
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(events.map((e) => [e.type, e.key, e.value.length]), [['DELETED', '/t/ns/a', 0]]);
     w.stop();
+    // Replayed from the log the same way: the watch goes on past it.
+    const replayed: { type: string; key: string; value: Buffer }[] = [];
+    const r = s.watch('/t/', b.rv, { onEvent: (ev) => replayed.push(ev), onError: (e) => assert.fail(e) });
+    for (let i = 0; i < 50 && replayed.length === 0; i++) await new Promise((res) => setTimeout(res, 10));
+    assert.deepEqual(replayed.map((e) => [e.type, e.key, e.value.length]), [['DELETED', '/t/ns/a', 0]]);
+    r.stop();
     await assert.rejects(s.delete('/t/ns/a', { ignoreStoreReadError: true }), (e) => e instanceof StorageError && e.code === 'KeyNotFound');
     await s.close();
   });
