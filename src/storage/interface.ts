@@ -255,8 +255,10 @@ export interface Storage {
 
   /**
    * Delivers every change under `prefix` with revision > `fromRV`, first from history, then live. `fromRV` below
-   * the compacted revision ends the watch at once with StorageError Expired through `onError`; a value in history
-   * that cannot be read back ends it with StorageError Corrupt.
+   * the compacted revision ends the watch at once with StorageError Expired through `onError`; a new value that
+   * cannot be read back ends it with StorageError Corrupt. The deletion of a value that cannot be read back (see
+   * DeleteOptions.ignoreStoreReadError; on etcd also a lease ending it) is a DELETED with an empty `value`; on etcd a
+   * `prevValue` that cannot be read back is left out. Neither ends the watch.
    */
   watch(prefix: string, fromRV: number, handler: WatchHandler): Watch;
 
