@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --only=create,get,…] [-- --out=FILE]`: the benchmark of issue 4 (and issue 9's
- * paged walk, issue 10's metrics cost, issue 11's token cost, issue 12's RBAC cost, issue 14's etcd-backed creates). Steps: create, get, autocannon, calibration, watch, metrics, token, rbac, etcd, etcd-create, durable, overload, data (lists, walks,
+ * paged walk, issue 10's metrics cost, issue 11's token cost, issue 12's RBAC cost, issue 13's encryption cost, issue 14's etcd-backed creates). Steps: create, get, autocannon, calibration, watch, metrics, token, rbac, encryption, etcd, etcd-create, durable, overload, data (lists, walks,
  * selective lists, resume, memory); `list` alone runs only the lists and walks of the data step.
  * Starts the real server as a user would (child process, HTTPS, client certificate, embedded SQLite), drives it
  * from separate load processes, measures the bare-Node baselines and raw etcd in the same run, and writes
@@ -26,6 +26,7 @@ import { runGets } from './scenarios/get.ts';
 import { runMetricsCost } from './scenarios/metrics-cost.ts';
 import { runTokenAuthCost } from './scenarios/token-auth.ts';
 import { runRbacCost } from './scenarios/rbac-cost.ts';
+import { runEncryptionCost } from './scenarios/encryption-cost.ts';
 import { runOverload } from './scenarios/overload.ts';
 import { runWatch } from './scenarios/watch.ts';
 
@@ -114,9 +115,11 @@ async function main(): Promise<void> {
 
   await step('rbac', '12. A user allowed by RBAC vs an admin', () => runRbacCost(cfg, log));
 
+  await step('encryption', '13. The cost of encryption at rest', () => runEncryptionCost(cfg, log));
+
   await step('etcd', 'etcd put rate', () => runEtcd(cfg, tools, (c) => medianRate(normal, 'h2', c), log));
 
-  await step('etcd-create', '13. Create through the etcd backend', () => runEtcdCreate(cfg, tools, log));
+  await step('etcd-create', '14. Create through the etcd backend', () => runEtcdCreate(cfg, tools, log));
 
   await step('durable', '1b. Durable create', async () => {
     let section!: Section;

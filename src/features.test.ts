@@ -6,10 +6,12 @@ test('known gates: every gate of the spec at its 1.36 stage and default, with th
   assert.deepEqual(featureGates.known(), [
     { name: 'AllAlpha', default: false, stage: 'ALPHA' },
     { name: 'AllBeta', default: false, stage: 'BETA' },
+    { name: 'AllowUnsafeMalformedObjectDeletion', default: false, stage: 'ALPHA' },
     { name: 'ComponentFlagz', default: true, stage: 'BETA' },
     { name: 'ComponentSLIs', default: true, stage: '', lockToDefault: true },
     { name: 'ComponentStatusz', default: true, stage: 'BETA' },
     { name: 'CoreletPSI', default: true, stage: '', lockToDefault: true },
+    { name: 'KMSv1', default: false, stage: 'DEPRECATED' },
     { name: 'NativeHistograms', default: false, stage: 'ALPHA' },
     { name: 'PodAndContainerStatsFromCRI', default: false, stage: 'ALPHA' },
     { name: 'ShardedListAndWatch', default: false, stage: 'ALPHA' },

@@ -30,6 +30,8 @@ export interface FeatureState {
 const KNOWN: readonly FeatureSpec[] = [
   { name: 'AllAlpha', default: false, stage: 'ALPHA' },
   { name: 'AllBeta', default: false, stage: 'BETA' },
+  /** Delete with ignoreStoreReadErrorWithClusterBreakingPotential removes a stored object that cannot be read: alpha since 1.32. */
+  { name: 'AllowUnsafeMalformedObjectDeletion', default: false, stage: 'ALPHA' },
   /** The /flagz endpoint (beta, on by default since 1.35's structured form). */
   { name: 'ComponentFlagz', default: true, stage: 'BETA' },
   /** /metrics/slis health-check metrics: GA in 1.32. */
@@ -38,6 +40,8 @@ const KNOWN: readonly FeatureSpec[] = [
   { name: 'ComponentStatusz', default: true, stage: 'BETA' },
   /** Pressure stall information of nodes, pods and containers: GA in 1.36. */
   { name: 'CoreletPSI', default: true, stage: '', lockToDefault: true },
+  /** KMS v1 encryption providers: deprecated since 1.29, off by default (this server implements KMS v2 only). */
+  { name: 'KMSv1', default: false, stage: 'DEPRECATED' },
   /** Native histograms in the protobuf /metrics exposition: alpha in 1.36. */
   { name: 'NativeHistograms', default: false, stage: 'ALPHA' },
   /** The node agent reads pod and container statistics from the runtime (CRI): alpha since 1.23. */

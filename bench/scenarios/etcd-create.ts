@@ -17,7 +17,7 @@ const C = 64;
 
 export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus; etcd3Dir?: string; etcd3Note: string }, log: (m: string) => void): Promise<Section> {
   const section = newSection(
-    '13. Create through the etcd backend vs raw etcd puts',
+    '14. Create through the etcd backend vs raw etcd puts',
     `A server started with \`--storage-backend=etcd3\` on a single-member etcd from Debian (\`etcd-server\`, loopback, default flags plus an 8 GiB quota): closed-loop creates of ~700 B events at c=${C} over HTTP/2, and closed-loop puts of the same event JSON into the same etcd through the \`etcd3\` npm client in a separate process, ${cfg.pairs} pairs in ABBA order of ${cfg.runMs / 1000} s runs. Ratio = our creates/s ÷ raw puts/s per pair. A create is one etcd transaction (create-if-absent) plus a lease grant per reuse window, so the raw put rate is its ceiling.`,
   );
   if (!tools.etcd.ok || !tools.etcd3Dir) {
@@ -65,7 +65,7 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
           ],
         ],
       });
-      section.goals.push(judge({ id: 'G13a', text: `create rate through etcd c=${C} HTTP/2 ≥ 0.8 × raw etcd put rate (same etcd, same run)`, direction: 'atLeast', target: 0.8 }, ratios, { ok: failures === 0, why: 'some creates failed (non-2xx or errors)' }));
+      section.goals.push(judge({ id: 'G14a', text: `create rate through etcd c=${C} HTTP/2 ≥ 0.8 × raw etcd put rate (same etcd, same run)`, direction: 'atLeast', target: 0.8 }, ratios, { ok: failures === 0, why: 'some creates failed (non-2xx or errors)' }));
       section.notes.push(`${etcdVersion() ?? 'etcd'}; ${tools.etcd3Note}. Per-pair ratios: ${ratios.map((x) => fmt(x)).join(', ')}.`);
       log(`  etcd create c=${C}: ours ${fmt(spread(o.map((x) => x.okPerS)).median)}/s, raw ${fmt(spread(r.map((x) => x.putsPerS)).median)} puts/s`);
     } finally {

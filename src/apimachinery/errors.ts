@@ -24,7 +24,8 @@ export type StatusReason =
   | 'Forbidden'
   | 'InternalError'
   | 'Timeout'
-  | 'ServiceUnavailable';
+  | 'ServiceUnavailable'
+  | 'StoreReadError';
 
 export interface StatusCause {
   reason?: string;
@@ -179,6 +180,13 @@ export class TimeoutError extends StatusError {
     super(504, 'Timeout', message, details);
   }
 }
+/** Stored objects could not be read (decrypted or decoded): upstream's StatusReasonStoreReadError, a 500. */
+export class StoreReadError extends StatusError {
+  constructor(message: string, details?: StatusDetails) {
+    super(500, 'StoreReadError', message, details);
+  }
+}
+
 export class ServiceUnavailableError extends StatusError {
   constructor(message: string, details?: StatusDetails) {
     super(503, 'ServiceUnavailable', message, details);

@@ -38,6 +38,7 @@ import { buildAdmissionChain } from './admission.ts';
 import { AdmissionMetrics } from '../server/admission-metrics.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
 import { GroupStorages } from './group-storage.ts';
+import { EVENTS_BACKEND, startEncryption } from './encryption.ts';
 import type { EtcdClusters } from './etcd-storage.ts';
 import { startRbac } from './rbac.ts';
 import { registerNodes } from '../registry/nodes/storage.ts';
@@ -199,13 +200,6 @@ export async function run(argv: string[]): Promise<number> {
   const tracing = await setUpTracing(opts.tracingConfigFile);
   const tracer = activeTracer();
   const tls = await loadTls({ ...opts, dataDir });
-  const dbPath = join(dataDir, 'events.db');
-  // --storage-backend=etcd3: every API group's storage on etcd (see etcd-storage.ts); else SQLite files in dataDir.
-  // Loaded only then: the etcd client brings gRPC, which a server on SQLite never loads.
-  const etcd: EtcdClusters | undefined = opts.storageBackend === 'etcd3' ? new (await import('./etcd-storage.ts')).EtcdClusters(opts.etcd) : undefined;
-  await etcd?.checkReachable();
-  const backend = etcd ? etcd.open('events.cluster.io', eventCodec) : openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous });
-  const storage = tracer ? tracedStorage(backend, keyOwner) : backend;
   const ttlSeconds = Math.round(opts.eventTtlMs / 1000);
   // The benchmark's baseline (bench/scenarios/metrics-cost.ts) is this server with nothing recorded per request.
   const recording = process.env.CORE_APISERVER_BENCH_NO_METRICS !== '1';
@@ -217,6 +211,21 @@ export async function run(argv: string[]): Promise<number> {
     nativeHistograms: featureGates.enabled('NativeHistograms'),
   });
   registerVersionInfo(metrics, binaryVersion(), majorMinor(EMULATION_VERSION), majorMinor(MIN_COMPATIBILITY_VERSION));
+  // Before any database is opened: a value is never written with other transformers than the file's.
+  const apiserverID = `apiserver-${randomUUID()}`;
+  const encryption = opts.encryptionProviderConfig
+    ? await startEncryption(opts.encryptionProviderConfig, opts.encryptionProviderConfigAutomaticReload, { apiserverID, ...(recording ? { registry: metrics } : {}) })
+    : undefined;
+  const dbPath = join(dataDir, 'events.db');
+  const eventsTransformer = encryption?.transformers.forBackend(EVENTS_BACKEND);
+  // --storage-backend=etcd3: every API group's storage on etcd (see etcd-storage.ts); else SQLite files in dataDir.
+  // Loaded only then: the etcd client brings gRPC, which a server on SQLite never loads.
+  const etcd: EtcdClusters | undefined = opts.storageBackend === 'etcd3' ? new (await import('./etcd-storage.ts')).EtcdClusters(opts.etcd) : undefined;
+  await etcd?.checkReachable();
+  const backend = etcd
+    ? etcd.open('events.cluster.io', eventCodec, eventsTransformer)
+    : openSqliteStorage({ path: dbPath, codec: eventCodec, synchronous: opts.sqliteSynchronous, ...(eventsTransformer ? { transformer: eventsTransformer } : {}) });
+  const storage = tracer ? tracedStorage(backend, keyOwner) : backend;
   const stopProcessMetrics = registerProcessMetrics(metrics);
   const resourceMetrics = recording ? { cache: new CacherMetrics(metrics), storage: new StorageMetrics(metrics) } : undefined;
   const events = await registerEvents(storage, {
@@ -232,7 +241,8 @@ export async function run(argv: string[]): Promise<number> {
     dataDir,
     synchronous: opts.sqliteSynchronous,
     ...(tracer ? { wrap: (s) => tracedStorage(s, groupKeyOwner) } : {}),
-    ...(etcd ? { open: (group, scheme) => ({ backend: etcd.open(group, scheme), path: opts.etcd.prefix }) } : {}),
+    ...(encryption ? { transformer: (group: string) => encryption.transformers.forBackend(group) } : {}),
+    ...(etcd ? { open: (group, scheme, transformer) => ({ backend: etcd.open(group, scheme, transformer), path: opts.etcd.prefix }) } : {}),
   });
   const rbacStorage = groupStorages.forGroup(RBAC_GROUP);
   const rbac = await startRbac({
@@ -261,7 +271,6 @@ export async function run(argv: string[]): Promise<number> {
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
   // Loaded before serving: a bad file stops the start with upstream's message.
-  const apiserverID = `apiserver-${randomUUID()}`;
   const jwt = opts.authenticationConfig ? new ReloadingJWTAuthenticator(opts.authenticationConfig, { registry: metrics, apiserverID }) : undefined;
   // Or the legacy --oidc-* flags (flags.ts refuses both): the same authenticator, from the entry they stand for.
   const oidc = jwt ? undefined : oidcFlagsAuthenticator(opts.oidc, metrics, apiserverID);
@@ -271,6 +280,7 @@ export async function run(argv: string[]): Promise<number> {
   const slis = healthcheckSLIs(versionInfo.gitVersion);
   const health = new HealthChecks({ log: (m) => log.warning(m), observe: slis.observe });
   health.add('log', logBlockedCheck(), ['healthz', 'livez', 'readyz']);
+  for (const c of encryption?.healthChecks ?? []) health.add(c.name, c.check, ['healthz', 'livez', 'readyz']);
   if (etcd) for (const c of etcd.healthChecks()) health.add(c.name, c.fn, c.endpoints);
   else health.add(storage.name, async () => void (await Promise.all([storage.readinessCheck(), groupStorages.readinessCheck()])), ['healthz', 'livez', 'readyz']);
 
@@ -380,6 +390,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const c of compactors) c.stop();
       stopInflightGauge();
       jwt?.stop();
+      encryption?.stop();
       oidc?.close();
       configured.stop();
       stopProcessMetrics();

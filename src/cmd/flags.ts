@@ -74,6 +74,10 @@ export interface ServerOptions {
   allowMetricLabelsManifest: string;
   /** `--tracing-config-file`: '' leaves tracing off. */
   tracingConfigFile: string;
+  /** `--encryption-provider-config`: an EncryptionConfiguration file ('' = values stored as they are). */
+  encryptionProviderConfig: string;
+  /** `--encryption-provider-config-automatic-reload`: reload that file when it changes. */
+  encryptionProviderConfigAutomaticReload: boolean;
   /** `--enable-admission-plugins`, `--disable-admission-plugins` (checked against the registered plugins). */
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
@@ -158,6 +162,8 @@ function newServerFlagSet() {
     requestTimeout: fs.duration('request-timeout', 60_000, 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.', generic),
     shutdownDelay: fs.duration('shutdown-delay-duration', 0, 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.', generic),
     storageBackend: fs.string('storage-backend', 'sqlite', 'The storage backend for persistence. Options: \'sqlite\' (default, embedded in --data-dir), \'etcd3\' (the etcd cluster of --etcd-servers).', storage),
+    encryptionProviderConfig: fs.string('encryption-provider-config', '', 'The file containing configuration for encryption providers to be used for storing secrets in etcd', storage),
+    encryptionProviderConfigAutomaticReload: fs.bool('encryption-provider-config-automatic-reload', false, 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change. Setting this to true disables the ability to uniquely identify distinct KMS plugins via the API server healthz endpoints.', storage),
     etcdServers: stringSlice(fs, 'etcd-servers', 'List of etcd servers to connect with (scheme://ip:port), comma separated.', 'Storage'),
     etcdServersOverrides: stringSlice(fs, 'etcd-servers-overrides', 'Per-resource etcd servers overrides, comma separated. The individual override format: group/resource#servers, where servers are URLs, semicolon separated. Note that this applies only to resources compiled into this server binary. ', 'Storage'),
     etcdPrefix: fs.string('etcd-prefix', '/registry', 'The prefix to prepend to all resource paths in etcd.', storage),
@@ -311,6 +317,8 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
     requestTimeoutMs: flags.requestTimeout.value,
     verbosity: flags.verbosity.value,
     tracingConfigFile: flags.tracingConfigFile.value,
+    encryptionProviderConfig: flags.encryptionProviderConfig.value,
+    encryptionProviderConfigAutomaticReload: flags.encryptionProviderConfigAutomaticReload.value,
     enableAdmissionPlugins: [...flags.enableAdmissionPlugins.value],
     disableAdmissionPlugins: [...flags.disableAdmissionPlugins.value],
     admissionControlConfigFile: flags.admissionControlConfigFile.value,
@@ -401,6 +409,10 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
   }
   const tracing = validateTracingConfigFileFlag(flags.tracingConfigFile.value);
   if (tracing) errs.push(tracing);
+  // Upstream's EtcdOptions.Validate text.
+  if (flags.encryptionProviderConfigAutomaticReload.value && flags.encryptionProviderConfig.value === '') {
+    errs.push('--encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
+  }
   errs.push(...validateAdmissionFlags(flags.enableAdmissionPlugins.value, flags.disableAdmissionPlugins.value));
   if (errs.length === 1) throw new FlagError(errs[0]);
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);

@@ -9,6 +9,7 @@ import { Scheme } from '../storage/scheme.ts';
 import type { Storage } from '../storage/interface.ts';
 import { openSqliteStorage } from '../storage/sqlite/index.ts';
 import type { SizedStorage } from '../storage/metrics.ts';
+import type { Transformer } from '../storage/value/index.ts';
 
 export interface GroupStorage {
   group: string;
@@ -24,12 +25,23 @@ export class GroupStorages {
   readonly #dataDir: string;
   readonly #synchronous: 'NORMAL' | 'FULL';
   readonly #wrap: (s: Storage) => Storage;
+  readonly #transformer: ((group: string) => Transformer) | undefined;
   readonly #groups = new Map<string, GroupStorage>();
-  readonly #open: ((group: string, scheme: Scheme) => { backend: Storage; path: string }) | undefined;
+  readonly #open: ((group: string, scheme: Scheme, transformer: Transformer | undefined) => { backend: Storage; path: string }) | undefined;
 
-  /** `open`: another backend than a SQLite file per group (etcd: the group's storage on its cluster). */
-  constructor(opts: { dataDir: string; synchronous: 'NORMAL' | 'FULL'; wrap?: (s: Storage) => Storage; open?: (group: string, scheme: Scheme) => { backend: Storage; path: string } }) {
+  /**
+   * `transformer`: what values of the group pass through on their way to the store (encryption at rest), on SQLite
+   * and on etcd alike. `open`: another backend than a SQLite file per group (etcd: the group's storage on its cluster).
+   */
+  constructor(opts: {
+    dataDir: string;
+    synchronous: 'NORMAL' | 'FULL';
+    wrap?: (s: Storage) => Storage;
+    transformer?: (group: string) => Transformer;
+    open?: (group: string, scheme: Scheme, transformer: Transformer | undefined) => { backend: Storage; path: string };
+  }) {
     this.#dataDir = opts.dataDir;
+    this.#transformer = opts.transformer;
     this.#synchronous = opts.synchronous;
     this.#wrap = opts.wrap ?? ((s) => s);
     this.#open = opts.open;
@@ -40,12 +52,13 @@ export class GroupStorages {
     let g = this.#groups.get(group);
     if (!g) {
       const scheme = new Scheme();
+      const transformer = this.#transformer?.(group);
       const { backend, path } = this.#open
-        ? this.#open(group, scheme)
+        ? this.#open(group, scheme, transformer)
         : (() => {
             // The core group ("") is named `core`: `.db` would be a hidden file.
             const path = join(this.#dataDir, `${group || 'core'}.db`);
-            return { path, backend: openSqliteStorage({ path, codec: scheme, synchronous: this.#synchronous }) };
+            return { path, backend: openSqliteStorage({ path, codec: scheme, synchronous: this.#synchronous, ...(transformer ? { transformer } : {}) }) };
           })();
       g = { group, path, scheme, backend, storage: this.#wrap(backend) };
       this.#groups.set(group, g);

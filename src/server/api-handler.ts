@@ -6,6 +6,7 @@
 import { newNotFoundPath } from '../apimachinery/errors.ts';
 import type { Tracer } from '@opentelemetry/api';
 import type { UserInfo } from '../auth/authenticator/user.ts';
+import type { Authorizer } from '../auth/authorizer/interface.ts';
 import { type AdmissionChain, NO_ADMISSION } from '../admission/chain.ts';
 import type { ResourceScope } from '../registry/rest/scope.ts';
 import type { RequestContext } from './handlers/context.ts';
@@ -23,6 +24,8 @@ export type PathHandler = (req: Request, res: Response, pathname: string, query:
 
 export interface APIHandlerConfig {
   scopes: ResourceScope[];
+  /** Handlers that authorize a second verb (the unsafe delete) ask it; the filter chain judges the request itself. */
+  authorizer?: Authorizer;
   /** Admission plugins every write passes (default: none). */
   admission?: AdmissionChain;
   health: HealthChecks;
@@ -52,6 +55,7 @@ export function newAPIHandler(cfg: APIHandlerConfig): Handler {
     writeText(res, 404, '404 page not found\n');
   }
   const admission = cfg.admission ?? NO_ADMISSION;
+  const authorizer = cfg.authorizer;
   // Decided once: without tracing the route is served directly, with no per-request check.
   const serve = cfg.tracer ? (rctx: RequestContext) => serveTraced(rctx, serveResource) : serveResource;
   return function apiHandler(req, res, ctx) {
@@ -60,7 +64,7 @@ export function newAPIHandler(cfg: APIHandlerConfig): Handler {
       const scope = findScope(cfg.scopes, info);
       if (scope) {
         // Every request past authentication has a user (system:anonymous at least).
-        const rctx: RequestContext = { req, res, query: ctx.query, info, user: ctx.user!, scope, admission, warnings: [], receivedAt: ctx.receivedAt };
+        const rctx: RequestContext = { req, res, query: ctx.query, info, user: ctx.user!, scope, admission, authorizer, warnings: [], receivedAt: ctx.receivedAt };
         return metrics ? metrics.around(req, res, info, ctx.query, ctx.receivedAt, () => serve(rctx), () => rctx.bodyBytes) : serve(rctx);
       }
     }

@@ -150,7 +150,7 @@ export class InstrumentedStorage implements Storage {
       after();
     };
     try {
-      const r = await this.#b.delete(key, { validateDeletion });
+      const r = await this.#b.delete(key, opts.ignoreStoreReadError ? { validateDeletion, ignoreStoreReadError: true } : { validateDeletion });
       (phase ?? this.#get).record(start, false);
       return r;
     } catch (e) {

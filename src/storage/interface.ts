@@ -101,6 +101,13 @@ export interface GuaranteedUpdateResult {
 export interface DeleteOptions {
   /** Checks the current object before deleting it (preconditions); may throw to abort. Re-run on retry. */
   validateDeletion?(current: StoredObject): void | Promise<void>;
+  /**
+   * Delete the key even when its stored value cannot be read back (upstream's IgnoreStoreReadError, behind
+   * `ignoreStoreReadErrorWithClusterBreakingPotential`, and the TTL sweep): for an unreadable value `validateDeletion`
+   * gets the row's key and revision with an empty `value`, and the returned object and the DELETED change carry an
+   * empty `value` and no `object`.
+   */
+  ignoreStoreReadError?: boolean;
 }
 
 export interface ListOptions {
@@ -112,6 +119,11 @@ export interface ListOptions {
   limit?: number;
   /** Only matching objects are returned and count towards `limit`. */
   predicate?(obj: StoredObject): boolean;
+  /**
+   * Values that cannot be read back are left out and reported in `ListResult.corrupt` instead of failing the
+   * list (what lets a watch cache start while one object is unreadable).
+   */
+  collectCorrupt?: boolean;
 }
 
 export interface ListResult {
@@ -124,6 +136,8 @@ export interface ListResult {
   remaining?: number;
   /** Objects the backend read to answer, filtered out or beyond the page included (the storage list metrics). */
   fetched?: number;
+  /** With `collectCorrupt`: the values in range that could not be read back (StorageError Corrupt), in key order. */
+  corrupt?: StorageError[];
 }
 
 export interface WatchHandler {
@@ -167,6 +181,33 @@ export class StorageError extends Error {
     super(message);
     this.name = 'StorageError';
   }
+}
+
+/**
+ * A list that met values it cannot read back (upstream's aggregatedStorageError): one Corrupt error per object, at
+ * most MAX_CORRUPT_REPORTED of them, `truncated` when there were more.
+ */
+export class CorruptObjectsError extends StorageError {
+  constructor(
+    prefix: string,
+    readonly errors: readonly StorageError[],
+    readonly truncated: boolean,
+  ) {
+    super('Corrupt', prefix, `unable to transform or decode ${errors.length + (truncated ? 1 : 0)} objects: {\n${errors.map((e) => `\t${corruptText(e)}\n`).join('')}${truncated ? '\ttoo many errors, the list is truncated\n' : ''}}`);
+    this.name = 'CorruptObjectsError';
+  }
+
+  /** Upstream aggregates the first 100 and marks the list truncated after them. */
+  static of(prefix: string, errors: readonly StorageError[]): CorruptObjectsError {
+    return new CorruptObjectsError(prefix, errors.slice(0, MAX_CORRUPT_REPORTED), errors.length > MAX_CORRUPT_REPORTED);
+  }
+}
+
+export const MAX_CORRUPT_REPORTED = 100;
+
+/** Upstream's StorageError text of a corrupt object (code 7): what its get answers and its list causes carry. */
+export function corruptText(e: StorageError): string {
+  return `StorageError: corrupt object, Code: 7, Key: ${e.key}, ResourceVersion: 0, AdditionalErrorMsg: ${e.message}`;
 }
 
 export interface Storage {
@@ -221,8 +262,10 @@ export interface Storage {
 
   /**
    * Delivers every change under `prefix` with revision > `fromRV`, first from history, then live. `fromRV` below
-   * the compacted revision ends the watch at once with StorageError Expired through `onError`; a value in history
-   * that cannot be read back ends it with StorageError Corrupt.
+   * the compacted revision ends the watch at once with StorageError Expired through `onError`; a new value that
+   * cannot be read back ends it with StorageError Corrupt. The deletion of a value that cannot be read back (see
+   * DeleteOptions.ignoreStoreReadError; on etcd also a lease ending it) is a DELETED with an empty `value`; on etcd a
+   * `prevValue` that cannot be read back is left out. Neither ends the watch.
    */
   watch(prefix: string, fromRV: number, handler: WatchHandler): Watch;
 

@@ -44,7 +44,16 @@ async function storageArgs(dataDir: string, extraArgs: string[]): Promise<string
   return ['--storage-backend=etcd3', `--etcd-servers=${(await e).endpoint}`, '--etcd-count-metric-poll-period=1s'];
 }
 
-async function stopEtcd(dataDir: string): Promise<void> {
+/**
+ * The etcd a test server on `dataDir` keeps its objects in (CORE_APISERVER_TEST_STORAGE=etcd3, once started), for
+ * tests that look at the stored data itself; undefined on SQLite.
+ */
+export async function testEtcd(dataDir: string): Promise<EtcdProcess | undefined> {
+  return etcds.get(dataDir);
+}
+
+/** Stops the etcd of `dataDir` and removes its data (for tests that bring their own data directory). */
+export async function stopEtcd(dataDir: string): Promise<void> {
   const e = etcds.get(dataDir);
   etcds.delete(dataDir);
   if (e) await (await e).stop();

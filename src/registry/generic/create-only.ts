@@ -66,6 +66,7 @@ export function registerCreateOnly<T extends KubeObject>(def: CreateOnlyDefiniti
     watch: refuse,
     update: refuse,
     delete: refuse,
+    deleteCorrupt: refuse,
     deleteCollection: refuse,
   };
   return {

@@ -28,7 +28,10 @@ export class Informer<T extends KubeObject> {
    * deleted while the watch was down, so what they derive never keeps a deleted object.
    */
   async start(): Promise<void> {
-    const list = await this.#storage.list(this.#prefix);
+    // An object that cannot be read (encryption key gone, damaged value) is left out rather than failing the start
+    // of every reader: for the RBAC authorizer a rule it cannot read grants nothing.
+    const list = await this.#storage.list(this.#prefix, { collectCorrupt: true });
+    for (const e of list.corrupt ?? []) log.error('Leaving out a stored object that cannot be read', { key: e.key, err: e.message });
     const before = new Map(this.#objects);
     this.#objects.clear();
     for (const item of list.items) this.#objects.set(item.key, this.#object(item));

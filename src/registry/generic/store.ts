@@ -26,7 +26,7 @@ import { generateName } from '../../apimachinery/names.ts';
 import { parseResourceVersion } from '../../apimachinery/resource-version.ts';
 import type { CacheWatch, Cacher, WatchConsumer } from '../../storage/cacher/cacher.ts';
 import type { ObjectAttrs, Predicate } from '../../storage/cacher/types.ts';
-import type { Codec, StoredObject, UpdateResult } from '../../storage/interface.ts';
+import { StorageError, type Codec, type StoredObject, type UpdateResult } from '../../storage/interface.ts';
 import type { DeleteRequest, StandardStorage, UpdateRequest, WriteOptions } from '../rest/rest.ts';
 import type { ListResult, Served } from '../rest/served.ts';
 import type { Strategy, ValidateObjectFunc } from '../rest/strategy.ts';
@@ -178,14 +178,21 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
 
   async get(namespace: string, name: string, resourceVersion: string | undefined): Promise<Served> {
     const key = this.key(namespace, name);
-    const entry = await this.#o.storage.getObject(key, resourceVersion);
+    let entry;
+    try {
+      entry = await this.#o.storage.getObject(key, resourceVersion);
+    } catch (e) {
+      throw interpretStorageError(e, this.#o.groupResource, name);
+    }
     if (!entry) throw newNotFound(this.#o.groupResource, name);
     return { key: entry.key, value: entry.value };
   }
 
   /** LIST with upstream resourceVersion and continue semantics, served from the watch cache. */
   list(namespace: string, opts: ListOptions): Promise<ListResult> {
-    return listObjects(this.#o.storage, this.prefix(namespace), opts);
+    return listObjects(this.#o.storage, this.prefix(namespace), opts).catch((e: unknown) => {
+      throw interpretStorageError(e, this.#o.groupResource, '');
+    });
   }
 
   /**
@@ -299,7 +306,12 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
       await deleteValidation?.(obj);
       return obj;
     };
-    const current = await this.#o.storage.get(key);
+    let current;
+    try {
+      current = await this.#o.storage.get(key);
+    } catch (e) {
+      throw interpretStorageError(e, gr, name);
+    }
     if (!current) throw newNotFound(gr, name);
     const obj = await check(current);
     const recheck = async (cur: StoredObject): Promise<T> => (cur.rv === current.rv ? obj : check(cur));
@@ -323,6 +335,38 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
       const gone = await this.#o.storage.delete(key, { validateDeletion: async (cur) => void (await recheck(cur)) });
       return { served: served(gone), deleted: true };
     } catch (e) {
+      throw interpretStorageError(e, gr, name);
+    }
+  }
+
+  /**
+   * The unsafe delete (`ignoreStoreReadErrorWithClusterBreakingPotential`, upstream's corruptObjectDeleter): removes
+   * an object whose stored value cannot be read, without preconditions, finalizers or admission (there is no object
+   * to give them). Refused with upstream's Invalid when the object reads fine or is absent, so the option can never
+   * bypass those checks for a healthy object. Returns whether this call deleted it.
+   */
+  async deleteCorrupt(namespace: string, name: string): Promise<boolean> {
+    const key = this.key(namespace, name);
+    const gr = this.#o.groupResource;
+    let corrupt = false;
+    try {
+      // From the backend, not the cache: the object must be unreadable now.
+      await this.#o.storage.getObject(key, undefined);
+    } catch (e) {
+      if (!(e instanceof StorageError && e.code === 'Corrupt')) throw interpretStorageError(e, gr, name);
+      corrupt = true;
+    }
+    if (!corrupt) {
+      throw newInvalid({ group: gr.group, kind: gr.resource }, name, [
+        invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is exclusively used to delete corrupt object(s), try again by removing this option'),
+      ]);
+    }
+    try {
+      await this.#o.storage.delete(key, { ignoreStoreReadError: true });
+      return true;
+    } catch (e) {
+      // Gone meanwhile: the delete succeeded, by someone else.
+      if (e instanceof StorageError && e.code === 'KeyNotFound') return false;
       throw interpretStorageError(e, gr, name);
     }
   }

@@ -5,6 +5,7 @@
  * carries `rbac.authorization.kubernetes.io/autoupdate: "false"`, which leaves it alone. A binding whose roleRef
  * changed is recreated (roleRef is immutable).
  */
+import { StatusError } from '../../apimachinery/errors.ts';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import type { ClusterRole, ClusterRoleBinding, Subject } from '../../apis/rbac/v1/types.ts';
 import { AUTOUPDATE_ANNOTATION } from '../../apis/rbac/v1/types.ts';
@@ -60,17 +61,33 @@ function sameRef(a: ClusterRoleBinding, b: ClusterRoleBinding): boolean {
   return a.roleRef.kind === b.roleRef.kind && a.roleRef.name === b.roleRef.name && a.roleRef.apiGroup === b.roleRef.apiGroup;
 }
 
+/**
+ * Runs one reconciliation; a stored object that cannot be read (a 500 naming a corrupt object, e.g. its encryption
+ * key is gone) is logged and left as it is, so that one unreadable object does not stop the server from starting.
+ */
+async function unlessUnreadable(kind: string, name: string, fn: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await fn();
+    return true;
+  } catch (e) {
+    if (!(e instanceof StatusError && e.code === 500 && e.message.startsWith('StorageError: corrupt object'))) throw e;
+    log.error('Cannot reconcile a bootstrap object that cannot be read; leaving it', { kind, name, err: e.message });
+    return false;
+  }
+}
+
 /** Creates or reconciles every bootstrap ClusterRole, then every bootstrap ClusterRoleBinding. */
 export async function ensureBootstrapPolicy(stores: { clusterRoles: StandardStorage<ClusterRole>; clusterRoleBindings: StandardStorage<ClusterRoleBinding> }): Promise<void> {
   const opts = { dryRun: false, manager: MANAGER, recordManagedFields: true };
   for (const expected of BOOTSTRAP_CLUSTER_ROLES) {
     const name = expected.metadata.name!;
-    await stores.clusterRoles.update('', name, { updatedObject: (cur) => reconcileClusterRole(cur, expected) }, opts);
+    await unlessUnreadable('ClusterRole', name, () => stores.clusterRoles.update('', name, { updatedObject: (cur) => reconcileClusterRole(cur, expected) }, opts));
   }
   for (const expected of BOOTSTRAP_CLUSTER_ROLE_BINDINGS) {
     const name = expected.metadata.name!;
     let recreate = false;
-    await stores.clusterRoleBindings.update(
+    const ok = await unlessUnreadable('ClusterRoleBinding', name, () =>
+      stores.clusterRoleBindings.update(
       '',
       name,
       {
@@ -80,8 +97,8 @@ export async function ensureBootstrapPolicy(stores: { clusterRoles: StandardStor
         },
       },
       opts,
-    );
-    if (recreate) {
+    ));
+    if (ok && recreate) {
       log.info('Recreating bootstrap ClusterRoleBinding with a changed roleRef', { name });
       await stores.clusterRoleBindings.delete('', name, undefined, { dryRun: false });
       await stores.clusterRoleBindings.create('', structuredClone(expected), undefined, opts);

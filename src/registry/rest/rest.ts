@@ -63,6 +63,11 @@ export interface StandardStorage<T extends KubeObject> {
    * object now carrying a deletionTimestamp (`deleted: false`).
    */
   delete(namespace: string, name: string, deleteValidation: ValidateObjectFunc<T> | undefined, req: DeleteRequest): Promise<{ served: Served; deleted: boolean }>;
+  /**
+   * The unsafe delete of an object whose stored value cannot be read (`ignoreStoreReadErrorWithClusterBreakingPotential`):
+   * no preconditions, finalizers or admission; Invalid when the object reads fine. True when this call deleted it.
+   */
+  deleteCorrupt(namespace: string, name: string): Promise<boolean>;
   /** DELETECOLLECTION: what was deleted, as listed with `listOpts`. */
   deleteCollection(namespace: string, deleteValidation: ValidateObjectFunc<T> | undefined, req: DeleteRequest, listOpts: ListOptions): Promise<ListResult>;
 }

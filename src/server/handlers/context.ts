@@ -1,6 +1,7 @@
 /** What every REST handler gets: the request, its parsed info and identity, and the resource it addresses. */
 import type { AdmissionChain } from '../../admission/chain.ts';
 import type { UserInfo } from '../../auth/authenticator/user.ts';
+import type { Authorizer } from '../../auth/authorizer/interface.ts';
 import type { ResourceScope } from '../../registry/rest/scope.ts';
 import type { Request, Response } from '../http-types.ts';
 import type { RequestInfo } from '../request-info.ts';
@@ -14,6 +15,8 @@ export interface RequestContext {
   scope: ResourceScope;
   /** The admission plugins every write passes (an empty chain until an AdmissionConfiguration names some). */
   admission: AdmissionChain;
+  /** For checks a handler makes beyond the request's own verb (the unsafe delete's `unsafe-delete-ignore-read-errors`). */
+  authorizer?: Authorizer;
   /** performance.now() when the request arrived (WATCHLIST latency is measured from it). */
   receivedAt: number;
   /** Warning headers to send (already in `299 - "..."` form is done by the writer). */

@@ -10,6 +10,7 @@ import { type FieldError, forbidden, invalid, notSupported, required } from '../
 import { managerFromUserAgent } from '../../apimachinery/managedfields/index.ts';
 import { parseBoolParam, parseIntParam } from '../../apimachinery/query.ts';
 import { validateFieldManager } from '../../apimachinery/validation/objectmeta.ts';
+import { featureGates } from '../../features.ts';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -70,12 +71,19 @@ export function parsePatchOptions(q: URLSearchParams, apply: boolean): PatchOpti
 }
 
 export interface ParsedDeleteOptions {
+  /**
+   * `ignoreStoreReadErrorWithClusterBreakingPotential=true` with the AllowUnsafeMalformedObjectDeletion gate on
+   * (with the gate off the option is dropped, as upstream drops it).
+   */
+  ignoreStoreReadError: boolean;
   dryRun: boolean;
   preconditions: Preconditions | undefined;
   gracePeriodSeconds: number | undefined;
   propagationPolicy: string | undefined;
   orphanDependents: boolean | undefined;
 }
+
+const UNSAFE = 'ignoreStoreReadErrorWithClusterBreakingPotential';
 
 /** DeleteOptions come from the body when it is non-empty, else from the query; never merged (upstream). */
 export function parseDeleteOptions(body: Buffer, q: URLSearchParams): ParsedDeleteOptions {
@@ -92,7 +100,10 @@ export function parseDeleteOptions(body: Buffer, q: URLSearchParams): ParsedDele
     if (pp !== null) o.propagationPolicy = pp as DeleteOptions['propagationPolicy'];
     const dr = q.getAll('dryRun');
     if (dr.length) o.dryRun = dr;
+    const unsafe = parseBoolParam(q.get(UNSAFE));
+    if (unsafe !== undefined) o.ignoreStoreReadErrorWithClusterBreakingPotential = unsafe;
   }
+  if (!featureGates.enabled('AllowUnsafeMalformedObjectDeletion')) delete o.ignoreStoreReadErrorWithClusterBreakingPotential;
   const errs: FieldError[] = [];
   if (o.orphanDependents !== undefined && o.propagationPolicy !== undefined) {
     errs.push(invalid('propagationPolicy', o.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
@@ -101,8 +112,19 @@ export function parseDeleteOptions(body: Buffer, q: URLSearchParams): ParsedDele
     errs.push(notSupported('propagationPolicy', o.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']));
   }
   errs.push(...validateDryRun(o.dryRun ?? []));
+  const ignoreStoreReadError = o.ignoreStoreReadErrorWithClusterBreakingPotential === true;
+  if (ignoreStoreReadError) {
+    // Upstream's ValidateDeleteOptions: an unsafe delete has no object to apply these to.
+    const notWith = (field: string) => invalid(field, '', `can not be set together with ${UNSAFE}`);
+    if ((o.dryRun?.length ?? 0) > 0) errs.push(notWith('dryRun'));
+    if (o.propagationPolicy !== undefined) errs.push(notWith('propagationPolicy'));
+    if (o.orphanDependents !== undefined) errs.push(notWith('orphanDependents'));
+    if (o.gracePeriodSeconds !== undefined && o.gracePeriodSeconds !== 0) errs.push(notWith('gracePeriodSeconds'));
+    if (o.preconditions !== undefined) errs.push(notWith('preconditions'));
+  }
   if (errs.length) throw newInvalidOptions('DeleteOptions', errs);
   return {
+    ignoreStoreReadError,
     dryRun: (o.dryRun?.length ?? 0) > 0,
     preconditions: o.preconditions,
     gracePeriodSeconds: o.gracePeriodSeconds,
@@ -138,6 +160,10 @@ function decodeDeleteOptionsBody(body: Buffer): DeleteOptions {
   if (src.dryRun != null) {
     if (!Array.isArray(src.dryRun) || !src.dryRun.every((x) => typeof x === 'string')) throw typeErr('dryRun', '[]string');
     out.dryRun = src.dryRun as string[];
+  }
+  if (src[UNSAFE] != null) {
+    if (typeof src[UNSAFE] !== 'boolean') throw typeErr(UNSAFE, 'bool');
+    out.ignoreStoreReadErrorWithClusterBreakingPotential = src[UNSAFE];
   }
   if (src.preconditions != null) {
     const p = src.preconditions;

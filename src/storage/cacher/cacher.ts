@@ -34,7 +34,7 @@ import type {
   Watch,
   WatchHandler,
 } from '../interface.ts';
-import { StorageError } from '../interface.ts';
+import { CorruptObjectsError, StorageError } from '../interface.ts';
 import { InstrumentedStorage } from '../instrumented.ts';
 import type { StorageMetrics } from '../metrics.ts';
 import type { CacherMetrics, ResourceCacheMetrics } from './metrics.ts';
@@ -190,7 +190,11 @@ export class Cacher implements Storage {
       else if (rv <= this.#backend.compactedRevision()) return this.#backend.list(prefix, opts);
       const at = { ...(rv !== undefined ? { rv } : {}), ...(opts.startKey ? { startKey: opts.startKey } : {}) };
       const pred = opts.predicate;
-      if (!pred) {
+      if (!pred && opts.collectCorrupt) {
+        // Unreadable objects reported beside the list, as the backend's collectCorrupt does (an informer's list).
+        const r = this.#cache.list(prefix, { ...at, ...(opts.limit ? { limit: opts.limit } : {}), predicate: EVERYTHING, allowCorrupt: true });
+        if (r) return { items: r.items, rv: r.rv, more: r.more, remaining: r.remaining ?? 0, corrupt: this.#cache.corruptUnder(prefix, opts.startKey) };
+      } else if (!pred) {
         const r = this.#cache.list(prefix, { ...at, ...(opts.limit ? { limit: opts.limit } : {}), predicate: EVERYTHING });
         if (r) return { items: r.items, rv: r.rv, more: r.more, remaining: r.remaining ?? 0 };
       } else {
@@ -330,8 +334,11 @@ export class Cacher implements Storage {
           ...(rv !== undefined ? { rv } : {}),
           ...(startKey ? { startKey } : {}),
           limit,
+          collectCorrupt: true,
           ...(pred.everything ? {} : { predicate: (s: StoredObject) => pred.matches(attrs(s.object ?? codec.decode(s.value))) }),
         });
+        // Every unreadable object of the range is named, as upstream's list aggregates them.
+        if (r.corrupt?.length) throw CorruptObjectsError.of(prefix, r.corrupt);
         return withLastKey({ items: r.items, rv: r.rv, more: r.more, ...(r.remaining !== undefined ? { remaining: r.remaining } : {}) });
       } catch (e) {
         if (!(e instanceof StorageError && e.code === 'TooLargeResourceVersion') || rv === undefined) throw e;

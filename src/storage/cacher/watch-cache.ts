@@ -12,7 +12,7 @@
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import { newTooLargeResourceVersion } from '../../apimachinery/errors.ts';
 import type { Codec, Storage, StorageEvent, Watch } from '../interface.ts';
-import { StorageError } from '../interface.ts';
+import { CorruptObjectsError, StorageError } from '../interface.ts';
 import { ValueArena } from './arena.ts';
 import { BTree } from './btree.ts';
 import { FieldIndex } from './field-index.ts';
@@ -57,6 +57,8 @@ export interface WatchCacheOptions {
 export interface CacheListOptions {
   /** Serve exactly this revision; unset = the cache's current revision. */
   rv?: number;
+  /** Leave out objects that could not be read instead of failing (the caller reports them: corruptUnder). */
+  allowCorrupt?: boolean;
   startKey?: string;
   limit?: number;
   predicate: Predicate;
@@ -148,6 +150,12 @@ export class WatchCache {
   #indexes = new Map<string, FieldIndex>();
   #arena = new ValueArena();
   #progressListeners = new Set<(rv: number) => void>();
+  /**
+   * Objects whose stored value could not be read when the cache loaded (wrong or missing key, damaged bytes): not
+   * in the map, and every read that would include them fails naming them (upstream's corrupt-object errors),
+   * while every other object is served. A later change of the key (the unsafe delete) clears the mark.
+   */
+  #corrupt = new Map<string, StorageError>();
 
   constructor(opts: WatchCacheOptions) {
     const { metrics, ...rest } = opts;
@@ -192,10 +200,12 @@ export class WatchCache {
       let rv: number | undefined;
       let startKey: string | undefined;
       let bytes = 0;
+      const corrupt = new Map<string, StorageError>();
       try {
         for (;;) {
-          const page = await this.#o.storage.list(this.#o.prefix, { ...(rv !== undefined ? { rv } : {}), ...(startKey ? { startKey } : {}), limit: 10_000 });
+          const page = await this.#o.storage.list(this.#o.prefix, { ...(rv !== undefined ? { rv } : {}), ...(startKey ? { startKey } : {}), limit: 10_000, collectCorrupt: true });
           rv = page.rv;
+          for (const err of page.corrupt ?? []) corrupt.set(err.key, err);
           for (const s of page.items) {
             const obj = s.object ?? this.#o.codec.decode(s.value);
             tree.set(s.key, this.#entry(s.key, s.rv, s.value, obj, true));
@@ -209,6 +219,7 @@ export class WatchCache {
         throw e;
       }
       this.#tree = tree;
+      this.#corrupt = corrupt;
       this.#objectBytes = bytes;
       for (const idx of this.#indexes.values()) idx.clear();
       tree.forEach((entry) => this.#index(entry, true));
@@ -243,6 +254,14 @@ export class WatchCache {
   #apply(se: StorageEvent): void {
     if (this.#stopped) return;
     const prev = this.#tree.get(se.key);
+    if (se.type === 'DELETED' && se.value.length === 0) {
+      // The unsafe delete of a value that could not be read: its DELETED carries no value. An object the cache
+      // still holds (it became unreadable later) is reported gone as last seen; one it never held (unreadable
+      // since load) was never shown to a watcher, so only the revision moves on.
+      this.#corrupt.delete(se.key);
+      if (!prev) return this.#progress(se.rv);
+      se = { type: 'DELETED', key: se.key, rv: se.rv, value: this.#o.codec.setResourceVersion(prev.value, se.rv) };
+    } else if (this.#corrupt.size > 0) this.#corrupt.delete(se.key);
     const ev = this.#toCacheEvent(se, prev, se.type !== 'DELETED');
     const m = this.#m;
     m.eventsReceived.value++;
@@ -418,8 +437,31 @@ export class WatchCache {
     return this.#rv;
   }
 
+  /** The current entry of `key`; throws the key's StorageError Corrupt when its stored value could not be read. */
   get(key: string): CacheEntry | undefined {
+    if (this.#corrupt.size > 0) {
+      const bad = this.#corrupt.get(key);
+      if (bad) throw bad;
+    }
     return this.#tree.get(key);
+  }
+
+  /** The errors of the objects under `prefix` (from `from` on) that could not be read, in key order. */
+  corruptUnder(prefix: string, from = prefix): StorageError[] {
+    if (this.#corrupt.size === 0) return [];
+    return [...this.#corrupt.values()].filter((e) => e.key.startsWith(prefix) && e.key >= from).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** A list including objects that could not be read fails naming them. */
+  #failIfCorrupt(prefix: string, from: string): void {
+    if (this.#corrupt.size === 0) return;
+    const bad = this.corruptUnder(prefix, from);
+    if (bad.length) throw CorruptObjectsError.of(prefix, bad);
+  }
+
+  /** How many objects could not be read at load and are still there (tests, logs). */
+  get corruptCount(): number {
+    return this.#corrupt.size;
   }
 
   /** The map at revision `rv` (unset: current), or undefined when that revision is neither current nor kept. */
@@ -439,6 +481,7 @@ export class WatchCache {
     const { tree, rv } = at;
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
+    if (!opts.allowCorrupt) this.#failIfCorrupt(prefix, from);
     const items: CacheEntry[] = [];
     let more = false;
     let lastKey = '';
@@ -510,6 +553,7 @@ export class WatchCache {
     const at = this.#at(opts.rv);
     if (!at) return undefined;
     const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
+    this.#failIfCorrupt(prefix, from);
     const b = pageBounds(at.tree, from, prefixEnd(prefix), opts.limit);
     let tree = at.tree;
     // The page is written over several socket writes: walk a snapshot, never the live map.
@@ -591,6 +635,7 @@ export class WatchCache {
     const tree = current ? at.tree.clone() : at.tree;
     const rv = at.rv;
     const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
+    this.#failIfCorrupt(prefix, from);
     const candidates = index?.keys;
     const cursor = (): CacheCursor => (candidates ? new KeysCursor(tree, candidates, from, prefix, pred) : new RangeCursor(tree, from, prefixEnd(prefix), pred));
     const fetched = candidates ? candidates.length : countRange(tree, from, prefix);

@@ -113,11 +113,91 @@ if (!etcdAvailable()) {
       assert.ok(!value.toString().includes('"name":"a"'), 'stored bytes went through the transformer');
       await raw.call('put', { key: Buffer.from('/enc/k/ns/b'), value });
       raw.close();
-      await assert.rejects(s.get('/k/ns/b'), (e) => e instanceof StorageError && e.code === 'Corrupt' && e.key === '/enc/k/ns/b');
+      // The error names the interface's key, as on SQLite (the watch cache and the API's Status name it so).
+      await assert.rejects(s.get('/k/ns/b'), (e) => e instanceof StorageError && e.code === 'Corrupt' && e.key === '/k/ns/b');
       await assert.rejects(s.list('/k/'), (e) => e instanceof StorageError && e.code === 'Corrupt');
       assert.equal(jsonCodec.decode((await s.get('/k/ns/a'))!.value).metadata.name, 'a');
       await s.close();
     });
+
+    it('the transformer is picked by the interface key and binds the value to the etcd key', async () => {
+      const seen: { key: string | undefined; aad: string }[] = [];
+      const inner = new ScramblingTransformer();
+      const t: Transformer = {
+        transformToStorage: (d, ctx) => (seen.push({ key: ctx.key, aad: ctx.authenticatedData().toString() }), inner.transformToStorage(d, ctx)),
+        transformFromStorage: (d, ctx) => inner.transformFromStorage(d, ctx),
+      };
+      const s = open({ prefix: '/registry', transformer: t });
+      await s.create('/roles/ns/a', obj('a'));
+      assert.deepEqual(seen, [{ key: '/roles/ns/a', aad: '/registry/roles/ns/a' }]);
+      await s.close();
+    });
+
+    for (const [name, make] of [
+      ['scrambling transformer', () => new ScramblingTransformer()],
+      ['transformer answering asynchronously first', () => new AsyncFirstTransformer(new ScramblingTransformer())],
+    ] as [string, () => Transformer][]) {
+      it(`${name}: collectCorrupt lists the rest and names the unreadable; ignoreStoreReadError deletes it unread; the watch goes on`, async () => {
+        const prefix = `/cc${++n}`;
+        const s = open({ prefix, transformer: make() });
+        await s.create('/t/ns/a', obj('a'));
+        const b = await s.create('/t/ns/b', obj('b'));
+        await s.create('/t/ns/c', obj('c'));
+        // Before the damage: a watcher holding "a", which it will see deleted (without a value).
+        const events: { type: string; key: string; value: Buffer; prevValue?: Buffer }[] = [];
+        const errors: Error[] = [];
+        const w = s.watch('/t/', b.rv, { onEvent: (ev) => events.push(ev), onError: (e) => errors.push(e) });
+        // "a" gets the stored bytes of "b": bound to another key, it no longer reads back.
+        const raw = new EtcdClient({ endpoints: [etcd.endpoint] });
+        const bBytes = Buffer.from((await raw.call('range', { key: Buffer.from(`${prefix}/t/ns/b`) })).kvs[0]!.value);
+        await raw.call('put', { key: Buffer.from(`${prefix}/t/ns/a`), value: bBytes });
+        raw.close();
+        await assert.rejects(s.get('/t/ns/a'), (e) => e instanceof StorageError && e.code === 'Corrupt' && e.key === '/t/ns/a');
+        await assert.rejects(s.list('/t/'), (e) => e instanceof StorageError && e.code === 'Corrupt' && e.key === '/t/ns/a');
+        const l = await s.list('/t/', { collectCorrupt: true });
+        assert.deepEqual(l.items.map((i) => i.key), ['/t/ns/b', '/t/ns/c']);
+        assert.deepEqual(l.corrupt?.map((e) => e.key), ['/t/ns/a']);
+        assert.equal(l.more, false);
+        // The corrupt value does not count towards a limit: the page is made up from the next keys.
+        const p1 = await s.list('/t/', { collectCorrupt: true, limit: 1 });
+        assert.deepEqual(p1.items.map((i) => i.key), ['/t/ns/b']);
+        assert.deepEqual(p1.corrupt?.map((e) => e.key), ['/t/ns/a']);
+        assert.equal(p1.more, true);
+        assert.equal(p1.remaining, 1);
+        const p2 = await s.list('/t/', { collectCorrupt: true, limit: 2, predicate: (o) => o.key !== '/t/ns/b' });
+        assert.deepEqual(p2.items.map((i) => i.key), ['/t/ns/c']);
+        assert.equal(p2.more, false);
+        // A plain delete fails; a readable value is validated as usual with the option.
+        await assert.rejects(s.delete('/t/ns/a'), (e) => e instanceof StorageError && e.code === 'Corrupt');
+        await assert.rejects(s.delete('/t/ns/b', { ignoreStoreReadError: true, validateDeletion: () => Promise.reject(new Error('refused')) }), /refused/);
+        const seen: number[] = [];
+        const damagedRv = await s.currentRevision();
+        const gone = await s.delete('/t/ns/a', { ignoreStoreReadError: true, validateDeletion: (cur) => void seen.push(cur.rv, cur.value.length) });
+        assert.deepEqual(seen, [damagedRv, 0], 'the validator sees the revision, no value');
+        assert.equal(gone.value.length, 0);
+        assert.equal(gone.object, undefined);
+        assert.equal(await s.get('/t/ns/a'), null);
+        await assert.rejects(s.delete('/t/ns/a', { ignoreStoreReadError: true }), (e) => e instanceof StorageError && e.code === 'KeyNotFound');
+        // The watch: the damaging put ends nothing (MODIFIED of a value that does not read ends the watch, so the
+        // watch is opened again after it), the DELETED has no value.
+        const deadline = Date.now() + 5000;
+        while (!events.some((e) => e.type === 'DELETED') && errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        const after = await s.create('/t/ns/d', obj('d'));
+        const w2events: { type: string; key: string; rv: number; value: Buffer }[] = [];
+        const w2errors: Error[] = [];
+        const w2 = s.watch('/t/', damagedRv, { onEvent: (ev) => w2events.push(ev), onError: (e) => w2errors.push(e) });
+        while (!w2events.some((e) => e.key === '/t/ns/d') && w2errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        assert.deepEqual(w2errors, []);
+        assert.deepEqual(w2events.map((e) => [e.type, e.key, e.value.length === 0]), [['DELETED', '/t/ns/a', true], ['ADDED', '/t/ns/d', false]]);
+        assert.equal(w2events[1]!.rv, after.rv);
+        w2.stop();
+        // The first watcher met the damaging put (a new value that does not read back): Corrupt, naming the key.
+        assert.equal(errors.length, 1, String(errors));
+        assert.ok(errors[0] instanceof StorageError && errors[0].code === 'Corrupt' && errors[0].key === '/t/ns/a', String(errors[0]));
+        w.stop();
+        await s.close();
+      });
+    }
 
     it('leases are reused within the reuse window and capped at 1000 objects', async () => {
       const retired: number[] = [];

@@ -29,7 +29,7 @@ import type {
   WatchHandler,
 } from '../interface.ts';
 import { StorageError } from '../interface.ts';
-import { StoredValues, type ReadValue } from '../stored-values.ts';
+import { StoredValues, isCorrupt, type ReadValue } from '../stored-values.ts';
 import { identityTransformer } from '../value/identity.ts';
 import { isPromise, type Transformer } from '../value/transformer.ts';
 import { EtcdClient, ErrCompacted, ErrFutureRev, ErrLeaseNotFound, isGrpcError, type EtcdClientOptions } from './client.ts';
@@ -81,6 +81,8 @@ interface Current {
   stored: StoredObject;
   plain: Buffer;
   stale: boolean;
+  /** The value could not be read and was taken as it is (only for DeleteOptions.ignoreStoreReadError). */
+  unreadable?: boolean;
 }
 
 interface KeyState {
@@ -148,7 +150,7 @@ export class EtcdStorage implements Storage {
       delete obj.metadata.resourceVersion;
       const plain = this.#codec.encode(obj);
       const ek = this.#keys.toEtcd(key);
-      const data = await this.#values.toStorage(ek.toString(), plain);
+      const data = await this.#values.toStorage(key, plain, ek.toString());
       const res = await this.#putTxn(key, ttlSeconds, (lease) => ({
         compare: [{ result: CompareResult.EQUAL, target: CompareTarget.CREATE, key: ek, create_revision: 0 }],
         success: [{ request_put: { key: ek, value: data, ...(lease ? { lease } : {}) } }],
@@ -177,7 +179,7 @@ export class EtcdStorage implements Storage {
           object.metadata.resourceVersion = String(cur.stored.rv);
           return { stored: { ...cur.stored, object }, created: false, noop: true };
         }
-        const data = await this.#values.toStorage(ek.toString(), plain);
+        const data = await this.#values.toStorage(key, plain, ek.toString());
         const res = await this.#putTxn(key, ttlSeconds, (lease) => ({
           compare: [{ result: CompareResult.EQUAL, target: CompareTarget.MOD, key: ek, mod_revision: st.modRev }],
           success: [{ request_put: { key: ek, value: data, ...(lease ? { lease } : {}) } }],
@@ -193,10 +195,17 @@ export class EtcdStorage implements Storage {
     });
   }
 
+  /**
+   * With `ignoreStoreReadError` a value that cannot be read back is deleted unread (upstream's unsafe delete, and
+   * what a lease does to an expired one): the validator gets its key and revision with an empty value, the same
+   * revision guard keeps a concurrent write from being deleted unseen, and the answer carries an empty value. The
+   * DELETED change watchers get has an empty value too (watcher.ts: its previous value does not read).
+   */
   delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
     return this.#run(async () => {
       const ek = this.#keys.toEtcd(key);
-      let st = await this.#read(key);
+      const lenient = opts.ignoreStoreReadError === true;
+      let st = await this.#read(key, lenient);
       for (;;) {
         const cur = st.current;
         if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
@@ -212,10 +221,11 @@ export class EtcdStorage implements Storage {
         });
         if (res.succeeded) {
           const rv = num(res.header.revision);
+          if (cur.unreadable) return { key, rv, value: Buffer.alloc(0) };
           const value = this.#values.served(key, rv, cur.plain);
           return { key, rv, value, object: this.#codec.decode(value) };
         }
-        st = await this.#stateOf(key, res.responses[0]?.response_range?.kvs[0]);
+        st = await this.#stateOf(key, res.responses[0]?.response_range?.kvs[0], lenient);
       }
     });
   }
@@ -318,10 +328,14 @@ export class EtcdStorage implements Storage {
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const pred = opts.predicate;
+    const collect = opts.collectCorrupt === true;
+    const corrupt: StorageError[] = [];
     let rv = opts.rv;
     const items: StoredObject[] = [];
     let fetched = 0;
-    // Without a predicate one range answers: the limit is etcd's, `count` gives what remains.
+    const done = (r: ListResult): ListResult => (collect ? { ...r, corrupt } : r);
+    // Without a predicate one range answers: the limit is etcd's, `count` gives what remains (values collected as
+    // corrupt do not count towards the limit: the next page, at the same revision, makes up for them).
     // With one, pages are read at the list's revision until `limit` matches are found, and on until one more
     // match shows whether more follow (the interface's `more` counts matching items only).
     const page = pred ? Math.max(limit, LIST_PAGE_MIN) : limit;
@@ -333,37 +347,54 @@ export class EtcdStorage implements Storage {
         const kv = res.kvs[i]!;
         const key = this.#keys.fromEtcd(kv.key);
         const modRev = num(kv.mod_revision);
-        const v = this.#values.read(bufKey(kv), modRev, buf(kv.value));
-        const value = isPromise(v) ? await v : v;
-        const so: StoredObject = { key, rv: modRev, value };
-        if (!pred) {
-          items.push(so);
-          continue;
+        let value: Buffer;
+        try {
+          const v = this.#values.read(key, modRev, buf(kv.value), bufKey(kv));
+          value = isPromise(v) ? await v : v;
+        } catch (err) {
+          // collectCorrupt: left out and reported (what lets a watch cache start while one object is unreadable).
+          if (collect && isCorrupt(err)) {
+            corrupt.push(err);
+            continue;
+          }
+          throw err;
         }
-        if (!pred(so)) continue;
-        if (limit && items.length === limit) return { items, rv, more: true, fetched };
+        const so: StoredObject = { key, rv: modRev, value };
+        if (pred && !pred(so)) continue;
+        if (limit && items.length === limit) {
+          // Only after corrupt values made a page short: this item begins what remains.
+          return done(pred ? { items, rv, more: true, fetched } : { items, rv, more: true, remaining: num(res.count) - i, fetched });
+        }
         items.push(so);
       }
-      if (!pred) {
+      if (!pred && (!limit || items.length === limit || !res.more || res.kvs.length === 0)) {
         const remaining = num(res.count) - res.kvs.length;
-        return { items, rv, more: res.more, remaining, fetched };
+        return done({ items, rv, more: res.more, remaining, fetched });
       }
-      if (!res.more || res.kvs.length === 0) return { items, rv, more: false, fetched };
+      if (!res.more || res.kvs.length === 0) return done({ items, rv, more: false, fetched });
       from = Buffer.concat([buf(res.kvs[res.kvs.length - 1]!.key), Buffer.from([0])]);
     }
   }
 
-  /** The current state of `key` (a quorum read). */
-  async #read(key: string): Promise<KeyState> {
+  /** The current state of `key` (a quorum read); `lenient`: a value that cannot be read is taken unread. */
+  async #read(key: string, lenient = false): Promise<KeyState> {
     const res = await this.#range(key, { key: this.#keys.toEtcd(key) });
-    return this.#stateOf(key, res.kvs[0]);
+    return this.#stateOf(key, res.kvs[0], lenient);
   }
 
-  async #stateOf(key: string, kv: KeyValue | undefined): Promise<KeyState> {
+  async #stateOf(key: string, kv: KeyValue | undefined, lenient = false): Promise<KeyState> {
     if (!kv) return { current: null, modRev: 0 };
     const rv = num(kv.mod_revision);
-    const r = this.#values.readFull(bufKey(kv), rv, buf(kv.value));
-    const v: ReadValue = isPromise(r) ? await r : r;
+    let v: ReadValue;
+    try {
+      const r = this.#values.readFull(key, rv, buf(kv.value), bufKey(kv));
+      v = isPromise(r) ? await r : r;
+    } catch (err) {
+      if (!(lenient && isCorrupt(err))) throw err;
+      // DeleteOptions.ignoreStoreReadError: the key's revision with an empty value.
+      const empty = Buffer.alloc(0);
+      return { current: { stored: { key, rv, value: empty }, plain: empty, stale: false, unreadable: true }, modRev: rv };
+    }
     return { current: { stored: { key, rv, value: v.value }, plain: v.plain, stale: v.stale }, modRev: rv };
   }
 

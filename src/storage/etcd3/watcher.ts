@@ -6,7 +6,9 @@
  * at that revision (create_revision == mod_revision, as upstream's event.go decides) and MODIFIED otherwise; a DELETE
  * carries the last value (prev_kv) and becomes DELETED with that value at the deletion revision. Values pass through
  * the value transformer; when it answers asynchronously, later changes of the same watcher wait in its queue, so the
- * order holds.
+ * order holds. A DELETE whose last value does not read back (the unsafe delete of a corrupt object, or its lease
+ * ending) is a DELETED without a value, and a previous value that does not read is left out; only a new value that
+ * does not read ends the watch (StorageError Corrupt).
  *
  * Progress (onProgress). The watch cache of one resource must learn that the shared revision moved on through other
  * resources' writes. Two sources, both only for watchers etcd has "synced" (caught up with history):
@@ -27,7 +29,7 @@
 import type { ClientDuplexStream } from '@grpc/grpc-js';
 import type { StorageEvent, Watch, WatchHandler } from '../interface.ts';
 import { StorageError } from '../interface.ts';
-import type { StoredValues } from '../stored-values.ts';
+import { isCorrupt, type StoredValues } from '../stored-values.ts';
 import { isPromise } from '../value/transformer.ts';
 import type { EtcdClient } from './client.ts';
 import { EVENT_DELETE, num, type KeyValue, type WatchEvent, type WatchRequest, type WatchResponse } from './proto.ts';
@@ -241,20 +243,46 @@ export class WatchHub {
         // Without the last value a DELETED cannot be told to watchers; upstream fails the watch the same way.
         throw new StorageError('Internal', key, `etcd delete event at revision ${rv} came without the previous value`);
       }
-      const r = this.#values.readFull(this.#etcdKeyString(prev), num(prev.mod_revision), buf(prev.value));
       const emit = (plain: Buffer, prevValue: Buffer) => {
         const value = this.#values.served(key, rv, plain);
         this.#emit(w, { type: 'DELETED', key, rv, value, prevValue });
       };
-      return isPromise(r) ? r.then((x) => emit(x.plain, x.value)) : emit(r.plain, r.value);
+      // The deletion of a value that does not read back (the unsafe delete, or a lease ending it): a DELETED
+      // without a value, as the SQLite backend and the interface have it (DeleteOptions.ignoreStoreReadError).
+      // Whoever held the object reports it gone as last seen; the watch goes on.
+      const unreadable = (err: unknown) => {
+        if (!isCorrupt(err)) throw err;
+        this.#emit(w, { type: 'DELETED', key, rv, value: Buffer.alloc(0) });
+      };
+      let r;
+      try {
+        r = this.#values.readFull(key, num(prev.mod_revision), buf(prev.value), this.#etcdKeyString(prev));
+      } catch (err) {
+        return unreadable(err);
+      }
+      return isPromise(r) ? r.then((x) => emit(x.plain, x.value), unreadable) : emit(r.plain, r.value);
     }
     const type = num(kv.create_revision) === rv ? 'ADDED' : 'MODIFIED';
-    const v = this.#values.read(this.#etcdKeyString(kv), rv, buf(kv.value));
+    // A new value that does not read back ends the watch with StorageError Corrupt (as the SQLite backend's replay
+    // and upstream's watcher do): the watch cache lists again and reports it beside the readable objects.
+    const v = this.#values.read(key, rv, buf(kv.value), this.#etcdKeyString(kv));
     const prev = type === 'MODIFIED' && ev.prev_kv && ev.prev_kv.key && ev.prev_kv.key.length > 0 ? ev.prev_kv : undefined;
-    const pv = prev ? this.#values.read(this.#etcdKeyString(prev), num(prev.mod_revision), buf(prev.value)) : undefined;
+    // The previous value is optional (StorageEvent.prevValue "when known"): one that does not read back is left out.
+    let pv: Buffer | Promise<Buffer | undefined> | undefined;
+    if (prev) {
+      try {
+        const p = this.#values.read(key, num(prev.mod_revision), buf(prev.value), this.#etcdKeyString(prev));
+        pv = isPromise(p) ? p.catch(dropCorrupt) : p;
+      } catch (err) {
+        pv = dropCorrupt(err);
+      }
+    }
     const emit = (value: Buffer, prevValue: Buffer | undefined) =>
       this.#emit(w, prevValue ? { type, key, rv, value, prevValue } : { type, key, rv, value });
-    if (isPromise(v) || isPromise(pv)) return Promise.all([v, pv]).then(([a, b]) => emit(a, b));
+    if (isPromise(v) || isPromise(pv)) {
+      if (isPromise(pv) && !isPromise(v)) return pv.then((b) => emit(v, b));
+      return Promise.all([v, pv]).then(([a, b]) => emit(a, b));
+    }
     return emit(v, pv);
   }
 
@@ -361,6 +389,12 @@ export class WatchHub {
     }
     this.#pumpProgress();
   }
+}
+
+/** A previous value that does not read back is left out of its event (see #deliver); other errors pass. */
+function dropCorrupt(err: unknown): undefined {
+  if (!isCorrupt(err)) throw err;
+  return undefined;
 }
 
 function buf(u: Uint8Array | null | undefined): Buffer {

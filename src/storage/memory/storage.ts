@@ -88,10 +88,20 @@ export class MemoryStorage implements Storage {
     const state = rv === this.#rev ? this.#current : this.#stateAt(rv);
     const keys = [...state.keys()].filter((k) => k.startsWith(prefix) && (!opts.startKey || k >= opts.startKey)).sort(byteOrder);
     const items: StoredObject[] = [];
+    const corrupt: StorageError[] = [];
     let more = false;
     let i = 0;
     for (; i < keys.length; i++) {
-      const o = await this.#read(state.get(keys[i]!)!);
+      let o: StoredObject;
+      try {
+        o = await this.#read(state.get(keys[i]!)!);
+      } catch (e) {
+        if (opts.collectCorrupt && e instanceof StorageError && e.code === 'Corrupt') {
+          corrupt.push(e);
+          continue;
+        }
+        throw e;
+      }
       if (opts.predicate && !opts.predicate(o)) continue;
       if (opts.limit && items.length === opts.limit) {
         more = true;
@@ -101,6 +111,7 @@ export class MemoryStorage implements Storage {
     }
     const out: ListResult = { items, rv, more, fetched: more ? i + 1 : i };
     if (!opts.predicate) out.remaining = more ? keys.length - i : 0;
+    if (opts.collectCorrupt) out.corrupt = corrupt;
     return out;
   }
 
@@ -140,7 +151,16 @@ export class MemoryStorage implements Storage {
       this.#checkOpen();
       const version = this.#current.get(key);
       if (!version) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
-      const cur = await this.#values.readFull(key, version.rv, version.data);
+      let cur;
+      try {
+        cur = await this.#values.readFull(key, version.rv, version.data);
+      } catch (e) {
+        if (!(opts.ignoreStoreReadError && e instanceof StorageError && e.code === 'Corrupt')) throw e;
+        await opts.validateDeletion?.({ ...this.#served(version), value: Buffer.alloc(0) });
+        this.#checkOpen();
+        if (this.#current.get(key) !== version) continue;
+        return this.#deleteUnreadable(key, version);
+      }
       await opts.validateDeletion?.({ ...this.#served(version), value: cur.value });
       this.#checkOpen();
       if (this.#current.get(key) !== version) continue;
@@ -244,6 +264,16 @@ export class MemoryStorage implements Storage {
     if (type === 'DELETED') this.#current.delete(key);
     else this.#current.set(key, v);
     for (const w of this.#watchers) this.#deliver(w, v, v.value, prev?.value);
+    return this.#served(v);
+  }
+
+  /** The unsafe delete of a value that cannot be read: the row goes unread; watchers get a DELETED without a value. */
+  #deleteUnreadable(key: string, prev: Version): StoredObject {
+    const rv = ++this.#rev;
+    const v: Version = { key, rv, value: Buffer.alloc(0), type: 'DELETED', data: prev.data, prev };
+    this.#log.push(v);
+    this.#current.delete(key);
+    for (const w of this.#watchers) this.#deliver(w, v, v.value, undefined);
     return this.#served(v);
   }
 

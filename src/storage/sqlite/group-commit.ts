@@ -40,7 +40,8 @@ export interface PendingWrite {
   readonly prevRv: number;
   readonly prevValue: Buffer | undefined;
   readonly expiresAt: number | undefined;
-  readonly object: KubeObject;
+  /** Undefined only for the deletion of a value that could not be read (DeleteOptions.ignoreStoreReadError). */
+  readonly object: KubeObject | undefined;
 }
 
 interface Queued extends PendingWrite {
@@ -103,7 +104,7 @@ export class GroupCommitter {
    * `make(rv)` builds the served value and object for that revision; if it throws, nothing is queued and no
    * revision is used. Resolves with the write once its group has committed.
    */
-  write(req: WriteRequest, make: (rv: number) => { value: Buffer; object: KubeObject }): Promise<PendingWrite> {
+  write(req: WriteRequest, make: (rv: number) => { value: Buffer; object: KubeObject | undefined }): Promise<PendingWrite> {
     const rv = this.nextRev;
     const { value, object } = make(rv);
     this.nextRev = rv + 1;

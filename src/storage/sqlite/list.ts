@@ -4,7 +4,7 @@
  * selective predicate never pulls the whole range into one array. Runs synchronously, so every page sees the same
  * committed state; values the transformer can only read asynchronously make the pass a ListWait instead.
  */
-import type { ListOptions, ListResult, StoredObject } from '../interface.ts';
+import { StorageError, type ListOptions, type ListResult, type StoredObject } from '../interface.ts';
 import type { StoredValues } from '../stored-values.ts';
 import { isPromise } from '../value/transformer.ts';
 import type { Statements } from './schema.ts';
@@ -20,14 +20,24 @@ type HistoryRow = [key: string, rv: number, type: number, data: Buffer, expiresA
  * first value that cannot be read), the transformer has them and the list is made again.
  */
 export class ListWait {
-  constructor(readonly wait: Promise<unknown>) {}
+  /** Settles with the values found unreadable meanwhile (collectCorrupt), for the next pass. */
+  constructor(readonly wait: Promise<Map<string, StorageError> | undefined>) {}
 }
 
 /**
  * Lists `prefix` at revision `at`; `latest` says that `at` is the committed head (served from `current`). Values are
  * read back through `values`; one it cannot read throws its StorageError.
  */
-export function listAt(stmts: Statements, values: StoredValues, prefix: string, at: number, latest: boolean, opts: ListOptions): ListResult | ListWait {
+export function listAt(
+  stmts: Statements,
+  values: StoredValues,
+  prefix: string,
+  at: number,
+  latest: boolean,
+  opts: ListOptions,
+  /** With collectCorrupt: values earlier passes found unreadable (`<rv>\0<key>` → error). */
+  failed?: ReadonlyMap<string, StorageError>,
+): ListResult | ListWait {
   const end = prefixEnd(prefix);
   const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
   const { predicate } = opts;
@@ -35,11 +45,29 @@ export function listAt(stmts: Statements, values: StoredValues, prefix: string, 
   const pageSize = limit > 0 && !predicate ? Math.min(limit + 1, PAGE) : PAGE;
   /** Values being read asynchronously: this pass is then only made to collect them. */
   const waits: Promise<unknown>[] = [];
+  const collect = opts.collectCorrupt === true;
+  const corrupt: StorageError[] = [];
   const push = (objs: StoredObject[], key: string, rv: number, data: Buffer, exp: number | null): void => {
-    const value = values.read(key, rv, data);
-    if (isPromise(value)) waits.push(value);
-    else objs.push(exp === null ? { key, rv, value } : { key, rv, value, expiresAt: exp });
+    // A value an earlier pass found unreadable (asynchronously) is not asked again: it is reported as it was.
+    const known = failed?.get(`${rv}\0${key}`);
+    if (known) return void corrupt.push(known);
+    let value;
+    try {
+      value = values.read(key, rv, data);
+    } catch (err) {
+      if (collect && err instanceof StorageError && err.code === 'Corrupt') return void corrupt.push(err);
+      throw err;
+    }
+    if (isPromise(value)) {
+      // Collecting, an unreadable value must not fail the pass: its failure is remembered for the next one.
+      waits.push(collect ? value.catch((err: unknown) => rememberFailure(key, rv, err)) : value);
+    } else objs.push(exp === null ? { key, rv, value } : { key, rv, value, expiresAt: exp });
   };
+  const rememberFailure = (key: string, rv: number, err: unknown): void => {
+    if (!(err instanceof StorageError && err.code === 'Corrupt')) throw err;
+    (failures ??= new Map()).set(`${rv}\0${key}`, err);
+  };
+  let failures: Map<string, StorageError> | undefined;
   /** One keyset page from `from`: the live objects in it, how many rows it held, and its last key. */
   const fetch = (from: string): { objs: StoredObject[]; rows: number; lastKey: string } => {
     const objs: StoredObject[] = [];
@@ -77,9 +105,10 @@ export function listAt(stmts: Statements, values: StoredValues, prefix: string, 
     for (const w of waits) w.catch(() => {}); // the list fails with this error
     throw err;
   }
-  if (waits.length > 0) return new ListWait(Promise.all(waits));
+  if (waits.length > 0) return new ListWait(Promise.all(waits).then(() => failures));
 
   const result: ListResult = { items, rv: at, more, fetched };
+  if (collect) result.corrupt = corrupt;
   if (!predicate) {
     let remaining = 0;
     if (more) {

@@ -130,6 +130,8 @@ export class SqliteStorage implements Storage {
         validateDeletion: (cur) => {
           if (cur.rv !== rv) throw new StorageError('Internal', key, 'rewritten since it expired');
         },
+        // An expired value goes whether or not it can be read, as an etcd lease deletes its keys unread.
+        ignoreStoreReadError: true,
       }),
     );
   }
@@ -163,17 +165,18 @@ export class SqliteStorage implements Storage {
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    let failed: Map<string, StorageError> | undefined;
     for (let attempt = 1; ; attempt++) {
       this.checkOpen();
       const head = this.commits.committedRev;
       let r: ListResult | ListWait;
-      if (opts.rv === undefined) r = listAt(this.stmts, this.values, prefix, head, true, opts);
+      if (opts.rv === undefined) r = listAt(this.stmts, this.values, prefix, head, true, opts, failed);
       else {
         if (opts.rv > head) {
           throw new StorageError('TooLargeResourceVersion', prefix, `revision ${opts.rv} is newer than the current revision ${head}`, opts.rv);
         }
         this.checkNotCompacted(prefix, opts.rv);
-        r = listAt(this.stmts, this.values, prefix, opts.rv, opts.rv === head, opts);
+        r = listAt(this.stmts, this.values, prefix, opts.rv, opts.rv === head, opts, failed);
       }
       if (!(r instanceof ListWait)) return r;
       // The transformer had to wait for some values (see Transformer): once it has them, list again in one step.
@@ -181,7 +184,8 @@ export class SqliteStorage implements Storage {
         r.wait.catch(() => {}); // given up on: its failure has nobody to tell
         throw new StorageError('Internal', prefix, `the value transformer still answers asynchronously after ${attempt} passes`);
       }
-      await r.wait;
+      const more = await r.wait;
+      if (more) failed = failed ? new Map([...failed, ...more]) : more;
     }
   }
 
@@ -267,16 +271,35 @@ export class SqliteStorage implements Storage {
       this.checkOpen();
       const epoch = this.commits.epoch;
       let waited = false;
-      let view = this.view(key);
-      if (isPromise(view)) {
-        view = await view;
+      let view: WriteView | Promise<WriteView>;
+      let unreadable = false;
+      try {
+        view = this.view(key);
+        if (isPromise(view)) {
+          view = await view;
+          this.checkOpen();
+          waited = true;
+        }
+      } catch (e) {
+        // The unsafe delete of a value that cannot be read: the row goes as it is, unread.
+        if (!(opts.ignoreStoreReadError && e instanceof StorageError && e.code === 'Corrupt')) throw e;
         this.checkOpen();
+        view = this.unreadableView(key);
+        unreadable = true;
         waited = true;
       }
       const cur = view.current;
       if (!cur) {
         if (await this.settledIfPending(key, view)) continue;
         throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
+      }
+      if (unreadable) {
+        // The validator sees what there is: the row's revision, an empty value (the TTL sweep checks the revision).
+        await opts.validateDeletion?.(cur.stored);
+        this.checkOpen();
+        if (this.changedSince(key, view, epoch)) continue;
+        const req = { key, type: TYPE_DELETED, prev: cur.stored, expiresAt: undefined, data: cur.data, plain: cur.plain };
+        return toStored(await this.commits.write(req, () => ({ value: cur.plain, object: undefined })));
       }
       if (opts.validateDeletion) {
         try {
@@ -363,6 +386,14 @@ export class SqliteStorage implements Storage {
     if (!row) return { current: null, version: 0, pending: false };
     const r = this.values.readFull(key, row[0], row[1]);
     return isPromise(r) ? r.then((v) => committedView(key, row, v)) : committedView(key, row, r);
+  }
+
+  /** The committed row of `key` taken as it is, for deleting a value that cannot be read (empty served bytes). */
+  private unreadableView(key: string): WriteView {
+    const row = this.stmts.getCurrent.get(key) as CurrentRow | undefined;
+    if (!row) return { current: null, version: 0, pending: false };
+    const empty = Buffer.alloc(0);
+    return { current: { stored: stored(key, row[0], empty, row[2]), plain: empty, data: row[1], stale: false }, version: row[0], pending: false };
   }
 
   /** True when `key` was written, or a group failed, since `view` was taken at `epoch`. */

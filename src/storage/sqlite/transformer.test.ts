@@ -88,21 +88,54 @@ describe('sqlite backend with a value transformer', () => {
     raw.prepare('UPDATE log SET value = (SELECT value FROM log WHERE rv = ?) WHERE rv = ?').run(b.rv, a.rv);
     raw.close();
 
-    await assert.rejects(s.get('/t/ns/a'), (e) => isCorrupt('/t/ns/a')(e) && /^data from the storage is not transformable: scrambled under another key$/.test((e as Error).message));
+    await assert.rejects(s.get('/t/ns/a'), (e) => isCorrupt('/t/ns/a')(e) && /^data from the storage is not transformable revision=0: scrambled under another key$/.test((e as Error).message));
     await assert.rejects(s.list('/t/'), isCorrupt('/t/ns/a'));
     await assert.rejects(s.list('/t/', { rv: b.rv }), isCorrupt('/t/ns/a'));
     await assert.rejects(s.guaranteedUpdate('/t/ns/a', { tryUpdate: () => assert.fail('not called') }), isCorrupt('/t/ns/a'));
     await assert.rejects(s.delete('/t/ns/a'), isCorrupt('/t/ns/a'));
     const watchErr = await new Promise<Error>((resolve) => s.watch('/t/', 0, { onEvent: () => assert.fail('no event before the corrupt one'), onError: resolve }));
     assert.ok(isCorrupt('/t/ns/a')(watchErr), String(watchErr));
-    // The TTL sweep meets it too: the expiry fails, the sweeper goes on.
-    clock += 10_001;
-    assert.equal(await s.sweepExpired(), 0);
-
     // Everything else still reads; nothing was written.
     assert.equal(jsonCodec.decode((await s.get('/t/ns/b'))!.value).metadata.name, 'b');
     assert.equal((await s.list('/t/ns/b')).items.length, 1);
     assert.equal(await s.currentRevision(), before);
+    // Its TTL still ends it, unread, as an etcd lease would.
+    clock += 10_001;
+    assert.equal(await s.sweepExpired(), 1);
+    assert.equal(await s.get('/t/ns/a'), null);
+    await s.close();
+  });
+
+  it('collectCorrupt lists the rest and names the unreadable; ignoreStoreReadError deletes it unread (a DELETED without value)', async () => {
+    const path = dbPath();
+    const s = open(path, new ScramblingTransformer());
+    const a = await s.create('/t/ns/a', obj('a'));
+    const b = await s.create('/t/ns/b', obj('b'));
+    const raw = new Database(path);
+    raw.prepare('UPDATE log SET value = (SELECT value FROM log WHERE rv = ?) WHERE rv = ?').run(b.rv, a.rv);
+    raw.close();
+    const l = await s.list('/t/', { collectCorrupt: true });
+    assert.deepEqual(l.items.map((i) => i.key), ['/t/ns/b']);
+    assert.deepEqual(l.corrupt?.map((e) => e.key), ['/t/ns/a']);
+    const events: { type: string; key: string; value: Buffer }[] = [];
+    const w = s.watch('/t/', await s.currentRevision(), { onEvent: (ev) => events.push(ev), onError: (e) => assert.fail(e) });
+    await assert.rejects(s.delete('/t/ns/b', { ignoreStoreReadError: true, validateDeletion: () => Promise.reject(new Error('refused')) }), /refused/, 'a readable value is validated as usual');
+    const seen: number[] = [];
+    const gone = await s.delete('/t/ns/a', { ignoreStoreReadError: true, validateDeletion: (cur) => void seen.push(cur.rv, cur.value.length) });
+    assert.deepEqual(seen, [a.rv, 0], 'the validator sees the revision, no value');
+    assert.equal(gone.value.length, 0);
+    assert.equal(await s.get('/t/ns/a'), null);
+    assert.deepEqual((await s.list('/t/')).items.map((i) => i.key), ['/t/ns/b']);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(events.map((e) => [e.type, e.key, e.value.length]), [['DELETED', '/t/ns/a', 0]]);
+    w.stop();
+    // Replayed from the log the same way: the watch goes on past it.
+    const replayed: { type: string; key: string; value: Buffer }[] = [];
+    const r = s.watch('/t/', b.rv, { onEvent: (ev) => replayed.push(ev), onError: (e) => assert.fail(e) });
+    for (let i = 0; i < 50 && replayed.length === 0; i++) await new Promise((res) => setTimeout(res, 10));
+    assert.deepEqual(replayed.map((e) => [e.type, e.key, e.value.length]), [['DELETED', '/t/ns/a', 0]]);
+    r.stop();
+    await assert.rejects(s.delete('/t/ns/a', { ignoreStoreReadError: true }), (e) => e instanceof StorageError && e.code === 'KeyNotFound');
     await s.close();
   });
 

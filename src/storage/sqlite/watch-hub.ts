@@ -10,11 +10,11 @@
  */
 import type { StorageEvent, Watch, WatchHandler } from '../interface.ts';
 import { StorageError } from '../interface.ts';
-import type { StoredValues } from '../stored-values.ts';
+import { isCorrupt, type StoredValues } from '../stored-values.ts';
 import { isPromise, type MaybePromise } from '../value/transformer.ts';
 import type { PendingWrite } from './group-commit.ts';
 import type { Statements } from './schema.ts';
-import { EVENT_TYPES, prefixEnd } from './schema.ts';
+import { EVENT_TYPES, TYPE_DELETED, prefixEnd } from './schema.ts';
 
 const REPLAY_PAGE = 500;
 
@@ -151,8 +151,28 @@ export class WatchHub {
     }
   }
 
-  /** The event of a log row: its value (and the previous one) read back, served at their revisions. */
-  private replayEvent([rv, key, type, data, prevRv, expiresAt]: ReplayRow): MaybePromise<StorageEvent> {
+  /**
+   * The event of a log row: its value (and the previous one) read back, served at their revisions. A deletion
+   * whose value does not read back (the unsafe delete, or the TTL sweep of an unreadable value) is replayed as it
+   * was delivered live: a DELETED without a value.
+   */
+  private replayEvent(row: ReplayRow): MaybePromise<StorageEvent> {
+    const [rv, key, type, , , expiresAt] = row;
+    if (type !== TYPE_DELETED) return this.readEvent(row);
+    const unreadable = (err: unknown): StorageEvent => {
+      if (!isCorrupt(err)) throw err;
+      return replayed(type, key, rv, Buffer.alloc(0), undefined, expiresAt);
+    };
+    let ev: MaybePromise<StorageEvent>;
+    try {
+      ev = this.readEvent(row);
+    } catch (err) {
+      return unreadable(err);
+    }
+    return isPromise(ev) ? ev.catch(unreadable) : ev;
+  }
+
+  private readEvent([rv, key, type, data, prevRv, expiresAt]: ReplayRow): MaybePromise<StorageEvent> {
     const value = this.values.read(key, rv, data);
     const prevData = prevRv > 0 ? (this.stmts.logValue.get(prevRv) as Buffer | undefined) : undefined;
     let prevValue: MaybePromise<Buffer> | undefined;

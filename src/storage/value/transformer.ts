@@ -16,6 +16,8 @@ export type MaybePromise<T> = T | Promise<T>;
 
 /** What a transformation may bind a value to (upstream `value.Context`). */
 export interface Context {
+  /** The storage key the value lives under, when known (it picks the resource's transformer: by-resource.ts). */
+  readonly key?: string;
   /**
    * Bytes that identify the value where it is stored: the storage key. A transformer that authenticates its output
    * (AEAD) binds it to these bytes, so a value moved to another key fails to read instead of passing for that
@@ -48,15 +50,23 @@ export interface Transformer {
   transformToStorage(data: Buffer, ctx: Context): MaybePromise<Buffer>;
 }
 
-/** The authenticated data of a value stored under `key` (upstream `authenticatedDataString`): the key's bytes. */
+/**
+ * The context of a value stored under `key` (the Storage interface's key, which picks the resource's transformer).
+ * Its authenticated data (upstream `authenticatedDataString`) is the bytes of `where`, the value's full location in
+ * the store: the key itself on SQLite, the etcd key (`--etcd-prefix` + key) on etcd, as upstream binds a value to
+ * its etcd path.
+ */
 export class KeyContext implements Context {
   #data: Buffer | undefined;
 
-  constructor(readonly key: string) {}
+  constructor(
+    readonly key: string,
+    readonly where: string = key,
+  ) {}
 
   authenticatedData(): Buffer {
     // Made on first use: most transformers (identity) never ask.
-    return (this.#data ??= Buffer.from(this.key));
+    return (this.#data ??= Buffer.from(this.where));
   }
 }
 

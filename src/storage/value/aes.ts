@@ -1,0 +1,112 @@
+/**
+ * The AES providers (upstream `pkg/storage/value/encrypt/aes`), as transformers below a key's prefix: the prefix
+ * transformers (prefix.ts) have already taken `cluster:enc:aesgcm:v1:<key>:` off on reads and put it on for writes.
+ *
+ * - aesgcm: nonce (12 random bytes) ‖ AES-GCM ciphertext ‖ tag (16), the storage key as additional authenticated
+ *   data, so a value copied under another key does not read. A random 96-bit nonce is safe for about 2^32 writes
+ *   per key (upstream's documented advice: rotate aesgcm keys well before that).
+ * - aescbc: IV (16 random bytes) ‖ AES-CBC ciphertext with PKCS#7 padding; no authentication (upstream's legacy
+ *   provider; the spec keeps it for migrations).
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Context, FromStorage, Transformer } from './transformer.ts';
+
+const GCM_NONCE = 12;
+const GCM_TAG = 16;
+const BLOCK = 16;
+
+function gcmCipher(key: Buffer): 'aes-128-gcm' | 'aes-192-gcm' | 'aes-256-gcm' {
+  switch (key.length) {
+    case 16:
+      return 'aes-128-gcm';
+    case 24:
+      return 'aes-192-gcm';
+    case 32:
+      return 'aes-256-gcm';
+  }
+  // Go's aes.KeySizeError text: validation refuses such keys first, this guards direct use.
+  throw new Error(`crypto/aes: invalid key size ${key.length}`);
+}
+
+export class AesGcmTransformer implements Transformer {
+  readonly #key: Buffer;
+  readonly #alg: 'aes-128-gcm' | 'aes-192-gcm' | 'aes-256-gcm';
+
+  constructor(key: Buffer) {
+    this.#alg = gcmCipher(key);
+    this.#key = Buffer.from(key);
+  }
+
+  transformFromStorage(data: Buffer, ctx: Context): FromStorage {
+    if (data.length < GCM_NONCE + GCM_TAG) throw new Error('the stored data was shorter than the required size');
+    const d = createDecipheriv(this.#alg, this.#key, data.subarray(0, GCM_NONCE), { authTagLength: GCM_TAG });
+    d.setAAD(ctx.authenticatedData());
+    d.setAuthTag(data.subarray(data.length - GCM_TAG));
+    const body = data.subarray(GCM_NONCE, data.length - GCM_TAG);
+    try {
+      const a = d.update(body);
+      const b = d.final();
+      return { data: b.length ? Buffer.concat([a, b]) : a, stale: false };
+    } catch {
+      // Go's text for a failed GCM open: wrong key, tampered bytes, or a value moved to another storage key.
+      throw new Error('cipher: message authentication failed');
+    }
+  }
+
+  transformToStorage(data: Buffer, ctx: Context): Buffer {
+    const nonce = randomBytes(GCM_NONCE);
+    const c = createCipheriv(this.#alg, this.#key, nonce, { authTagLength: GCM_TAG });
+    c.setAAD(ctx.authenticatedData());
+    const out = Buffer.allocUnsafe(GCM_NONCE + data.length + GCM_TAG);
+    nonce.copy(out, 0);
+    let n = GCM_NONCE + c.update(data).copy(out, GCM_NONCE);
+    n += c.final().copy(out, n);
+    c.getAuthTag().copy(out, n);
+    return out;
+  }
+}
+
+function cbcCipher(key: Buffer): 'aes-128-cbc' | 'aes-192-cbc' | 'aes-256-cbc' {
+  switch (key.length) {
+    case 16:
+      return 'aes-128-cbc';
+    case 24:
+      return 'aes-192-cbc';
+    case 32:
+      return 'aes-256-cbc';
+  }
+  throw new Error(`crypto/aes: invalid key size ${key.length}`);
+}
+
+export class AesCbcTransformer implements Transformer {
+  readonly #key: Buffer;
+  readonly #alg: 'aes-128-cbc' | 'aes-192-cbc' | 'aes-256-cbc';
+
+  constructor(key: Buffer) {
+    this.#alg = cbcCipher(key);
+    this.#key = Buffer.from(key);
+  }
+
+  transformFromStorage(data: Buffer, _ctx: Context): FromStorage {
+    // Upstream's checks and texts, in its order.
+    if (data.length < BLOCK) throw new Error('the stored data was shorter than the required size');
+    const body = data.subarray(BLOCK);
+    if (body.length % BLOCK !== 0) throw new Error('the stored data is not a multiple of the block size');
+    if (body.length === 0) throw new Error('invalid PKCS7 data (empty or not padded)');
+    const d = createDecipheriv(this.#alg, this.#key, data.subarray(0, BLOCK));
+    // Padding is checked here, not by OpenSSL, so a bad pad gets upstream's text rather than OpenSSL's.
+    d.setAutoPadding(false);
+    const plain = Buffer.concat([d.update(body), d.final()]);
+    const pad = plain[plain.length - 1]!;
+    if (pad === 0 || pad > BLOCK || pad > plain.length) throw new Error('invalid padding on input');
+    for (let i = plain.length - pad; i < plain.length; i++) if (plain[i] !== pad) throw new Error('invalid padding on input');
+    return { data: plain.subarray(0, plain.length - pad), stale: false };
+  }
+
+  transformToStorage(data: Buffer, _ctx: Context): Buffer {
+    const iv = randomBytes(BLOCK);
+    const c = createCipheriv(this.#alg, this.#key, iv);
+    // Node's default padding is PKCS#7, as upstream pads.
+    return Buffer.concat([iv, c.update(data), c.final()]);
+  }
+}
