@@ -21,6 +21,7 @@ test('each Status reason has one error class, and it fixes the code upstream giv
     [errors.ForbiddenError, 'Forbidden', 403],
     [errors.InternalError, 'InternalError', 500],
     [errors.TimeoutError, 'Timeout', 504],
+    [errors.StoreReadError, 'StoreReadError', 500],
     [errors.ServiceUnavailableError, 'ServiceUnavailable', 503],
   ];
   const classes = Object.values(errors).filter((v) => typeof v === 'function' && v.prototype instanceof errors.StatusError);
