@@ -20,6 +20,7 @@ import type { Registry } from '../metrics/registry.ts';
 import { JWTMetrics } from '../server/authentication-metrics.ts';
 import { featureGates } from '../features.ts';
 import { log } from '../util/log.ts';
+import { CoalescedPass } from '../util/coalesce.ts';
 
 /** upstream's hashes in metric labels: `sha256:<hex>`. */
 export const sha256Label = (s: string) => `sha256:${createHash('sha256').update(s).digest('hex')}`;
@@ -47,8 +48,7 @@ export class ReloadingJWTAuthenticator implements Authenticator {
   #tracked: string;
   #watcher: FSWatcher | undefined;
   #timer: NodeJS.Timeout | undefined;
-  #checking = false;
-  #again = false;
+  readonly #pass = new CoalescedPass(() => this.#checkOnce());
   readonly #record: (status: 'success' | 'failure') => void;
   readonly #configInfo: (data: string) => void;
   readonly #jwtMetrics: JWTMetrics;
@@ -112,19 +112,7 @@ export class ReloadingJWTAuthenticator implements Authenticator {
 
   /** Reads the file and acts on it (the watch and the poll call this; exported for tests through `check`). */
   async check(): Promise<void> {
-    if (this.#checking) {
-      this.#again = true;
-      return;
-    }
-    this.#checking = true;
-    try {
-      do {
-        this.#again = false;
-        await this.#checkOnce();
-      } while (this.#again);
-    } finally {
-      this.#checking = false;
-    }
+    return this.#pass.run();
   }
 
   async #checkOnce(): Promise<void> {

@@ -13,6 +13,7 @@ import { basename, dirname } from 'node:path';
 import { configHash, parseEncryptionConfiguration, type EncryptionConfiguration } from '../config/encryption.ts';
 import type { Registry } from '../metrics/registry.ts';
 import { log } from '../util/log.ts';
+import { CoalescedPass } from '../util/coalesce.ts';
 
 export interface EncryptionReloadOptions {
   /** Absent: nothing recorded (the bench's no-metrics baseline). */
@@ -64,8 +65,7 @@ export class EncryptionConfigReloader {
   #tracked: string;
   #watcher: FSWatcher | undefined;
   #timer: NodeJS.Timeout | undefined;
-  #checking = false;
-  #again = false;
+  readonly #pass = new CoalescedPass(() => this.#checkOnce());
 
   /**
    * `hash`: the content hash of the configuration loaded at start. `apply` installs a new configuration or throws
@@ -97,19 +97,7 @@ export class EncryptionConfigReloader {
 
   /** Reads the file and acts on it; concurrent calls coalesce into one more pass. */
   async check(): Promise<void> {
-    if (this.#checking) {
-      this.#again = true;
-      return;
-    }
-    this.#checking = true;
-    try {
-      do {
-        this.#again = false;
-        await this.#checkOnce();
-      } while (this.#again);
-    } finally {
-      this.#checking = false;
-    }
+    return this.#pass.run();
   }
 
   async #checkOnce(): Promise<void> {
