@@ -136,7 +136,7 @@ test('which providers govern a resource: exact names (both spellings of Events),
   assert.deepEqual(names(conf(`resources:\n- resources: [events]\n${g('a')}- resources: [events.events.cluster.io]\n${g('b')}`), EVENTS), ['a', 'b']);
 });
 
-test("KMS v1 (the default apiVersion) is refused with upstream's deprecation text; with the KMSv1 gate on, as not implemented", () => {
+test("KMS v1 (the default apiVersion) is refused with upstream's deprecation text; with the KMSv1 gate on, refused too: this server serves KMS v2 only", () => {
   const v1 = `${head}resources:\n- resources: [events]\n  providers:\n  - kms: {name: old, endpoint: unix:///tmp/k.sock}\n`;
   assert.equal(
     loadError(v1),

@@ -15,25 +15,21 @@ const GCM_NONCE = 12;
 const GCM_TAG = 16;
 const BLOCK = 16;
 
-function gcmCipher(key: Buffer): 'aes-128-gcm' | 'aes-192-gcm' | 'aes-256-gcm' {
-  switch (key.length) {
-    case 16:
-      return 'aes-128-gcm';
-    case 24:
-      return 'aes-192-gcm';
-    case 32:
-      return 'aes-256-gcm';
-  }
+type Mode = 'gcm' | 'cbc';
+
+/** The cipher for a key of 16, 24 or 32 bytes in `mode`. */
+function aesCipher<M extends Mode>(key: Buffer, mode: M): `aes-${128 | 192 | 256}-${M}` {
+  if (key.length === 16 || key.length === 24 || key.length === 32) return `aes-${(key.length * 8) as 128 | 192 | 256}-${mode}`;
   // Go's aes.KeySizeError text: validation refuses such keys first, this guards direct use.
   throw new Error(`crypto/aes: invalid key size ${key.length}`);
 }
 
 export class AesGcmTransformer implements Transformer {
   readonly #key: Buffer;
-  readonly #alg: 'aes-128-gcm' | 'aes-192-gcm' | 'aes-256-gcm';
+  readonly #alg: `aes-${128 | 192 | 256}-gcm`;
 
   constructor(key: Buffer) {
-    this.#alg = gcmCipher(key);
+    this.#alg = aesCipher(key, 'gcm');
     this.#key = Buffer.from(key);
   }
 
@@ -66,24 +62,12 @@ export class AesGcmTransformer implements Transformer {
   }
 }
 
-function cbcCipher(key: Buffer): 'aes-128-cbc' | 'aes-192-cbc' | 'aes-256-cbc' {
-  switch (key.length) {
-    case 16:
-      return 'aes-128-cbc';
-    case 24:
-      return 'aes-192-cbc';
-    case 32:
-      return 'aes-256-cbc';
-  }
-  throw new Error(`crypto/aes: invalid key size ${key.length}`);
-}
-
 export class AesCbcTransformer implements Transformer {
   readonly #key: Buffer;
-  readonly #alg: 'aes-128-cbc' | 'aes-192-cbc' | 'aes-256-cbc';
+  readonly #alg: `aes-${128 | 192 | 256}-cbc`;
 
   constructor(key: Buffer) {
-    this.#alg = cbcCipher(key);
+    this.#alg = aesCipher(key, 'cbc');
     this.#key = Buffer.from(key);
   }
 
