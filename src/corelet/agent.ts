@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Cgroup, discoverCgroups, type CgroupEnv } from './cgroups.ts';
 import { ManifestError, parseManifest, type StaticPod } from './manifest.ts';
 import { PodRunner, type Logger } from './runtime.ts';
+import { discardEvents, type EventSink } from './event-sink.ts';
 import { CpuRates, cgroupCpu, cgroupIO, cgroupMemory, nodeCpu, nodeIO, nodeMemory, nodeRlimit } from './stats.ts';
 
 export interface AgentOptions {
@@ -24,6 +25,8 @@ export interface AgentOptions {
   cgroups?: CgroupEnv;
   /** kubelet's --file-check-frequency. */
   fileCheckMs?: number;
+  /** Where Events go; none recorded when not given. */
+  events?: EventSink;
 }
 
 export class Agent {
@@ -129,7 +132,7 @@ export class Agent {
     await Promise.all(stops);
     for (const [uid, pod] of wanted) {
       if (this.pods.has(uid)) continue;
-      const runner = new PodRunner(pod, this.env, this.opts.cgroupRoot, this.opts.log);
+      const runner = new PodRunner(pod, this.env, this.opts.cgroupRoot, this.opts.log, this.opts.events ?? discardEvents);
       this.pods.set(uid, runner);
       this.opts.log(1, `pod ${runner.ref} (${uid}): starting from ${pod.source}`);
       try {

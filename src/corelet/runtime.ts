@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:os';
 import { Cgroup, podCgroupName, removeEmptyParents, signal, type CgroupEnv } from './cgroups.ts';
 import type { ContainerSpec, StaticPod } from './manifest.ts';
+import { discardEvents, type EventSink, type ObjectReference } from './event-sink.ts';
 
 /** kubelet's container restart back-off: 10s doubling to 5m, forgotten once a container ran 10 minutes. */
 export const BACKOFF_INITIAL_MS = 10_000;
@@ -63,6 +64,7 @@ export class PodRunner {
     readonly env: CgroupEnv,
     readonly cgroupRoot: string,
     readonly log: Logger,
+    readonly events: EventSink = discardEvents,
   ) {
     this.cgroup = new Cgroup(env, podCgroupName(cgroupRoot, pod.qos, pod.uid));
     this.containers = pod.containers.map((c) => new Container(c));
@@ -85,6 +87,11 @@ export class PodRunner {
 
   get ref(): string {
     return `${this.pod.namespace}/${this.pod.name}`;
+  }
+
+  /** The Event object reference of the pod, or of one of its containers (kubelet's fieldPath). */
+  objectRef(container?: string): ObjectReference {
+    return { apiVersion: 'v1', kind: 'Pod', name: this.pod.name, namespace: this.pod.namespace, uid: this.pod.uid, ...(container ? { fieldPath: `spec.containers{${container}}` } : {}) };
   }
 
   #run(c: Container): void {
