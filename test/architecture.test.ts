@@ -56,8 +56,9 @@ const ALLOWED: Record<string, string[]> = {
   auth: ['apis', 'apimachinery', 'cel', 'config', ...BASE],
   registry: ['apis', 'apimachinery', 'storage', 'admission', 'metrics', ...BASE],
   server: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'metrics', 'tracing', ...BASE],
-  // The node agent: its own process, reading quantities (cel's parser) and names as the API server does.
-  corelet: ['apimachinery', 'cel', ...BASE],
+  // The node agent: its own process, reading quantities (cel's parser) and names as the API server does, and serving
+  // its metrics from the same registry and catalogue.
+  corelet: ['apimachinery', 'cel', 'metrics', ...BASE],
   cmd: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'server', 'metrics', 'tracing', 'cel', 'config', 'corelet', ...BASE],
 };
 

@@ -55,6 +55,8 @@ export function parseCoreletFlags(argv: string[]) {
   if (Boolean(flags.tlsCertFile.value) !== Boolean(flags.tlsKeyFile.value)) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   featureGates.set(flags.featureGates.value);
   return {
+    /** Every flag with its effective value, for /flagz. */
+    flagValues: () => fs.flags().map((f) => ({ name: f.spec.name, value: f.spec.format(f.value), classified: f.spec.classified ?? false })),
     help: flags.help.value,
     usage: () => `Usage:\n  corelet [flags]\n${fs.sectionUsages(['Generic', 'Logs'])}`,
     nodeName,
@@ -102,7 +104,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`Error: --tls-cert-file: ${(e as Error).message}\n`);
     return 1;
   }
-  const agent = new Agent({ nodeName: opts.nodeName, manifestPath: opts.manifestPath, cgroupRoot: opts.cgroupRoot, address: opts.address, port: opts.port, tls, log, cgroups });
+  const agent = new Agent({ nodeName: opts.nodeName, manifestPath: opts.manifestPath, cgroupRoot: opts.cgroupRoot, address: opts.address, port: opts.port, tls, log, cgroups, flags: opts.flagValues });
   try {
     await agent.start();
   } catch (e) {

@@ -27,6 +27,28 @@ export function nextBackoff(current: number, ranMs: number): { delay: number; ne
 
 export type Logger = (level: number, msg: string) => void;
 
+/** What the pod runners report to the corelet's metrics as it happens. */
+export interface RuntimeObserver {
+  /** A pod's first container runs, `seconds` after the agent first saw the pod. */
+  podStarted(seconds: number): void;
+  /** kubelet's container types: `container`, `init_container`, `ephemeral_container`. */
+  containerStarted(containerType: string): void;
+  containerStartFailed(containerType: string): void;
+  /** kubelet's cgroup manager operations on pod cgroups: `create`, `update`, `destroy`. */
+  cgroupOperation(operation: 'create' | 'update' | 'destroy', seconds: number): void;
+}
+
+const noObserver: RuntimeObserver = { podStarted() {}, containerStarted() {}, containerStartFailed() {}, cgroupOperation() {} };
+
+function timed<T>(fn: () => T, done: (seconds: number) => void): T {
+  const began = process.hrtime.bigint();
+  try {
+    return fn();
+  } finally {
+    done(Number(process.hrtime.bigint() - began) / 1e9);
+  }
+}
+
 /**
  * Puts the shell in the container's cgroups before it becomes the container's command, so the process (and all it
  * forks) is accounted and limited from its first instruction. The cgroup.procs paths come in an environment
@@ -57,6 +79,10 @@ export class PodRunner {
   readonly cgroup: Cgroup;
   readonly containers: Container[];
   readonly startTime = new Date().toISOString();
+  /** Set by the agent before start(). */
+  observer: RuntimeObserver = noObserver;
+  readonly #seenAt = process.hrtime.bigint();
+  #reportedStart = false;
   #stopping = false;
 
   constructor(
@@ -74,13 +100,18 @@ export class PodRunner {
     return this.#stopping;
   }
 
+  /** Every container has ended and none will be restarted: the pod no longer counts as active. */
+  get terminal(): boolean {
+    return this.containers.every((c) => c.state.kind === 'terminated' && !c.timer);
+  }
+
   start(): void {
-    this.cgroup.create();
+    timed(() => this.cgroup.create(), (s) => this.observer.cgroupOperation('create', s));
     // The pod cgroup's limit is the sum of its containers' when every container has one (kubelet's pod-level limits).
     const sum = (r: 'cpu' | 'memory') => (this.pod.containers.every((c) => c.limits[r] !== undefined) ? this.pod.containers.reduce((a, c) => a + c.limits[r]!, 0) : undefined);
     const cpu = sum('cpu');
     const memory = sum('memory');
-    const missed = this.cgroup.applyLimits({ ...(cpu !== undefined ? { cpu } : {}), ...(memory !== undefined ? { memory } : {}) });
+    const missed = timed(() => this.cgroup.applyLimits({ ...(cpu !== undefined ? { cpu } : {}), ...(memory !== undefined ? { memory } : {}) }), (s) => this.observer.cgroupOperation('update', s));
     if (missed.length) this.log(0, `pod ${this.ref}: not applied (no controller on this machine): ${missed.join(', ')}`);
     for (const c of this.containers) this.#run(c);
   }
@@ -106,6 +137,7 @@ export class PodRunner {
     } catch (e) {
       c.cgroup.remove();
       this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: cannot create cgroup: ${(e as Error).message}`);
+      this.observer.containerStartFailed('container');
       this.#exited(c, { exitCode: 128, reason: 'StartError' });
       return;
     }
@@ -125,11 +157,17 @@ export class PodRunner {
       });
     } catch (e) {
       this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: ${(e as Error).message}`);
+      this.observer.containerStartFailed('container');
       this.#exited(c, { exitCode: 128, reason: 'StartError' });
       return;
     }
     c.child = child;
     c.state = { kind: 'running', startedAt: startedAt.toISOString() };
+    this.observer.containerStarted('container');
+    if (!this.#reportedStart) {
+      this.#reportedStart = true;
+      this.observer.podStarted(Number(process.hrtime.bigint() - this.#seenAt) / 1e9);
+    }
     this.log(2, `pod ${this.ref} container ${c.spec.name}: Started (pid ${child.pid})`);
     c.exited = new Promise((resolve) => {
       child.once('error', (err) => {
@@ -201,7 +239,9 @@ export class PodRunner {
         clearTimeout(kill);
       }),
     );
+    const began = process.hrtime.bigint();
     await this.#cleanupCgroup(this.cgroup);
+    this.observer.cgroupOperation('destroy', Number(process.hrtime.bigint() - began) / 1e9);
     removeEmptyParents(this.env, this.cgroup.name, this.cgroupRoot);
   }
 
