@@ -176,6 +176,9 @@ describe('corelet metrics endpoints', { skip }, () => {
     assert.equal(find(all, 'corelet_running_containers', { container_state: 'running' })?.value, 1);
     assert.ok(find(all, 'corelet_started_containers_total', { container_type: 'container' })!.value >= 1);
     assert.equal(find(all, 'corelet_pod_start_duration_seconds_count')?.value, 1);
+    assert.equal(find(all, 'corelet_started_pods_total')?.value, 1);
+    assert.equal(find(all, 'corelet_started_pods_errors_total')?.value, 0);
+    assert.equal(find(all, 'corelet_containers_per_pod_count_bucket', { le: '1' })?.value, 1);
     assert.equal(find(all, 'corelet_cgroup_manager_duration_seconds_count', { operation_type: 'create' })?.value, 1);
     assert.ok(find(all, 'corelet_http_requests_total', { path: 'healthz', method: 'GET', server_type: 'readonly', long_running: 'false' })!.value >= 1);
     assert.equal(find(all, 'corelet_http_inflight_requests', { path: 'metrics' })?.value, 1, 'this very scrape');

@@ -164,6 +164,7 @@ export class Agent {
       if (this.pods.has(uid)) continue;
       const runner = new PodRunner(pod, this.env, this.opts.cgroupRoot, this.opts.log, this.opts.events ?? discardEvents);
       runner.observer = this.metrics.runtime;
+      this.metrics.podAdmitted(pod.containers.length);
       this.pods.set(uid, runner);
       this.opts.log(1, `pod ${runner.ref} (${uid}): starting from ${pod.source}`);
       try {

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { featureGates } from '../features.ts';
 import { registerBuildInfo, registerVersionInfo } from '../metrics/build-info.ts';
 import { registerFeatureEnabled } from '../metrics/feature-enabled.ts';
+import type { HistogramSeries, MetricVec } from '../metrics/metric.ts';
 import { registerProcessMetrics } from '../metrics/process.ts';
 import { Registry } from '../metrics/registry.ts';
 import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo } from '../version.ts';
@@ -30,6 +31,7 @@ export class CoreletMetrics {
   readonly http: HttpMetrics;
   readonly runtime: RuntimeObserver;
   readonly #stopProcess: () => void;
+  readonly #perPod: MetricVec<HistogramSeries>;
 
   constructor(o: CoreletMetricsOptions) {
     const r = (this.registry = new Registry({ version: versionInfo.gitVersion, nativeHistograms: featureGates.enabled('NativeHistograms') }));
@@ -68,16 +70,29 @@ export class CoreletMetrics {
     });
 
     const podStart = r.histogram('corelet_pod_start_duration_seconds', 'Duration in seconds from corelet seeing a pod for the first time to the pod starting to run', POD_START_BUCKETS);
+    const podsStarted = r.counter('corelet_started_pods_total', 'Cumulative number of pods started');
+    const podStartErrors = r.counter('corelet_started_pods_errors_total', 'Cumulative number of errors when starting pods');
+    this.#perPod = r.histogram('corelet_containers_per_pod_count', 'The number of containers per pod.', [1, 2, 4, 8, 16]);
     const started = r.counter('corelet_started_containers_total', 'Cumulative number of containers started');
     const startErrors = r.counter('corelet_started_containers_errors_total', 'Cumulative number of errors when starting containers');
     const cgroupOps = r.histogram('corelet_cgroup_manager_duration_seconds', 'Duration in seconds for cgroup manager operations. Broken down by method.', DEF_BUCKETS);
     this.runtime = {
       podStarted: (seconds) => podStart.with().observe(seconds),
+      // Every attempt counts as started (kubelet counts before RunPodSandbox); a failed one counts as an error too.
+      podSandbox: (failed) => {
+        podsStarted.with().inc();
+        if (failed) podStartErrors.with().inc();
+      },
       containerStarted: (containerType) => started.with(containerType).inc(),
       // A runtime error without a gRPC status is reported as codes.Unknown upstream: ours carry none.
       containerStartFailed: (containerType) => startErrors.with('Unknown', containerType).inc(),
       cgroupOperation: (operation, seconds) => cgroupOps.with(operation).observe(seconds),
     };
+  }
+
+  /** A pod was admitted (kubelet's HandlePodAdditions). */
+  podAdmitted(containers: number): void {
+    this.#perPod.with().observe(containers);
   }
 
   stop(): void {

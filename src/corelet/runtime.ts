@@ -31,6 +31,8 @@ export type Logger = (level: number, msg: string) => void;
 export interface RuntimeObserver {
   /** A pod's first container runs, `seconds` after the agent first saw the pod. */
   podStarted(seconds: number): void;
+  /** A pod's sandbox (here: its cgroup with limits) is being created; `failed` when that did not work. */
+  podSandbox(failed: boolean): void;
   /** kubelet's container types: `container`, `init_container`, `ephemeral_container`. */
   containerStarted(containerType: string): void;
   containerStartFailed(containerType: string): void;
@@ -38,7 +40,7 @@ export interface RuntimeObserver {
   cgroupOperation(operation: 'create' | 'update' | 'destroy', seconds: number): void;
 }
 
-const noObserver: RuntimeObserver = { podStarted() {}, containerStarted() {}, containerStartFailed() {}, cgroupOperation() {} };
+const noObserver: RuntimeObserver = { podStarted() {}, podSandbox() {}, containerStarted() {}, containerStartFailed() {}, cgroupOperation() {} };
 
 function timed<T>(fn: () => T, done: (seconds: number) => void): T {
   const began = process.hrtime.bigint();
@@ -106,12 +108,20 @@ export class PodRunner {
   }
 
   start(): void {
-    timed(() => this.cgroup.create(), (s) => this.observer.cgroupOperation('create', s));
-    // The pod cgroup's limit is the sum of its containers' when every container has one (kubelet's pod-level limits).
-    const sum = (r: 'cpu' | 'memory') => (this.pod.containers.every((c) => c.limits[r] !== undefined) ? this.pod.containers.reduce((a, c) => a + c.limits[r]!, 0) : undefined);
-    const cpu = sum('cpu');
-    const memory = sum('memory');
-    const missed = timed(() => this.cgroup.applyLimits({ ...(cpu !== undefined ? { cpu } : {}), ...(memory !== undefined ? { memory } : {}) }), (s) => this.observer.cgroupOperation('update', s));
+    // kubelet counts a sandbox start before it runs, and its failure after.
+    let missed: string[];
+    try {
+      timed(() => this.cgroup.create(), (s) => this.observer.cgroupOperation('create', s));
+      // The pod cgroup's limit is the sum of its containers' when every container has one (kubelet's pod-level limits).
+      const sum = (r: 'cpu' | 'memory') => (this.pod.containers.every((c) => c.limits[r] !== undefined) ? this.pod.containers.reduce((a, c) => a + c.limits[r]!, 0) : undefined);
+      const cpu = sum('cpu');
+      const memory = sum('memory');
+      missed = timed(() => this.cgroup.applyLimits({ ...(cpu !== undefined ? { cpu } : {}), ...(memory !== undefined ? { memory } : {}) }), (s) => this.observer.cgroupOperation('update', s));
+    } catch (e) {
+      this.observer.podSandbox(true);
+      throw e;
+    }
+    this.observer.podSandbox(false);
     if (missed.length) this.log(0, `pod ${this.ref}: not applied (no controller on this machine): ${missed.join(', ')}`);
     for (const c of this.containers) this.#run(c);
   }
