@@ -39,6 +39,13 @@ export interface AgentOptions {
   flags?: () => FlagValue[];
 }
 
+/** kubelet's stats/v1alpha1 Summary: the fields the resource metrics read, typed; the others as JSON. */
+type Open<T> = T & Record<string, unknown>;
+export interface Summary {
+  node: Open<ResourceSummary['node']>;
+  pods: Open<Omit<ResourceSummary['pods'][number], 'containers'> & { containers: Open<ResourceSummary['pods'][number]['containers'][number]>[] }>[];
+}
+
 export class Agent {
   readonly env: CgroupEnv;
   readonly pods = new Map<string, PodRunner>();
@@ -74,7 +81,7 @@ export class Agent {
     r.set('/pods', json(() => this.podList()));
     r.set('/metrics', metricsRoute(this.metrics.registry));
     r.set('/metrics/slis', metricsRoute(this.health.slis));
-    r.set('/metrics/resource', metricsRoute(resourceMetrics(() => this.summary(resourceRates) as unknown as ResourceSummary)));
+    r.set('/metrics/resource', metricsRoute(resourceMetrics(() => this.summary(resourceRates))));
     r.set('/metrics/containerstats', metricsRoute(containerStatsMetrics(() => this.#runningContainers())));
     for (const [path, page] of coreletZpages({ startTime: new Date(this.startTime), flags: opts.flags ?? (() => []), paths: () => [...r.keys()] })) r.set(path, page);
   }
@@ -205,9 +212,9 @@ export class Agent {
   }
 
   /** kubelet's stats/v1alpha1 Summary; `rates` keeps the previous CPU readings usageNanoCores is measured from. */
-  summary(rates = this.#rates): Record<string, unknown> {
+  summary(rates = this.#rates): Summary {
     const time = new Date().toISOString();
-    const node: Record<string, unknown> = { nodeName: this.opts.nodeName, startTime: this.startTime };
+    const node: Summary['node'] = { nodeName: this.opts.nodeName, startTime: this.startTime };
     const cpu = nodeCpu(rates, time, this.env.v2);
     if (cpu) node.cpu = cpu;
     const mem = nodeMemory(time);
@@ -219,7 +226,7 @@ export class Agent {
       const containers = r.containers
         .filter((c) => c.state.kind === 'running' && c.cgroup)
         .map((c) => {
-          const s: Record<string, unknown> = { name: c.spec.name, startTime: c.state.kind === 'running' ? c.state.startedAt : time };
+          const s: Summary['pods'][number]['containers'][number] = { name: c.spec.name, startTime: c.state.kind === 'running' ? c.state.startedAt : time };
           const ccpu = cgroupCpu(c.cgroup!, rates, time);
           if (ccpu) s.cpu = ccpu;
           const cmem = cgroupMemory(c.cgroup!, time, c.spec.limits.memory);
@@ -228,7 +235,7 @@ export class Agent {
           if (cio) s.io = cio;
           return s;
         });
-      const p: Record<string, unknown> = { podRef: { name: r.pod.name, namespace: r.pod.namespace, uid: r.pod.uid }, startTime: r.startTime, containers };
+      const p: Summary['pods'][number] = { podRef: { name: r.pod.name, namespace: r.pod.namespace, uid: r.pod.uid }, startTime: r.startTime, containers };
       const pcpu = cgroupCpu(r.cgroup, rates, time);
       if (pcpu) p.cpu = pcpu;
       const limits = r.pod.containers.every((c) => c.limits.memory !== undefined) ? r.pod.containers.reduce((a, c) => a + c.limits.memory!, 0) : undefined;

@@ -13,7 +13,7 @@ import type { CPUStats, MemoryStats } from './stats.ts';
 export interface ResourceSummary {
   node: { cpu?: CPUStats; memory?: MemoryStats };
   pods: {
-    podRef: { name: string; namespace: string };
+    podRef: { name: string; namespace: string; uid?: string };
     cpu?: CPUStats;
     memory?: MemoryStats;
     containers: { name: string; startTime?: string; cpu?: CPUStats; memory?: MemoryStats }[];
