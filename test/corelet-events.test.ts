@@ -79,6 +79,7 @@ describe('corelet events', { skip }, () => {
     // Really allocates: the shell holds 200 MB of command output in memory, far over the 32Mi limit.
     writeFileSync(join(pods, 'hog.yaml'), manifest('hog', 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x}', '32Mi'));
     writeFileSync(join(pods, 'sleeper.yaml'), manifest('sleeper', 'sleep 1000'));
+    writeFileSync(join(pods, 'nowhere.yaml'), manifest('nowhere', 'true').replace('  containers:\n  - name: main\n', '  restartPolicy: Never\n  containers:\n  - name: main\n    workingDir: /nonexistent-dir\n'));
     writeFileSync(join(pods, 'broken.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: broken}\nspec: {containers: [{name: x}]}\n');
     agent = spawn(
       process.execPath,
@@ -133,6 +134,17 @@ describe('corelet events', { skip }, () => {
     assert.equal(started.note, 'Started container main');
     // Each restart starts the container again: one Event each, counted in a series.
     assert.ok(created.series?.count >= 2 && started.series?.count >= 2, JSON.stringify([created.series, started.series]));
+  });
+
+  it('records Failed for a container that cannot start, which ends StartError (128)', async () => {
+    const name = `nowhere-${NODE}`;
+    const [failed] = await until('Failed', async () => find(await events(), name, 'Failed').length > 0 && find(await events(), name, 'Failed'));
+    assert.equal(failed.type, 'Warning');
+    assert.equal(failed.action, 'StartContainer');
+    assert.match(failed.note, /^Error: spawn \/bin\/sh ENOENT/);
+    assert.equal(find(await events(), name, 'Started').length, 0);
+    const st = (await pods(port)).items.find((i: any) => i.metadata.name === name).status.containerStatuses[0];
+    assert.deepEqual([st.state.terminated?.reason, st.state.terminated?.exitCode], ['StartError', 128]);
   });
 
   it('the container killed at its memory limit ends OOMKilled (137), is restarted with back-off, and kubectl events shows it all', async () => {

@@ -139,10 +139,19 @@ export class PodRunner {
     c.child = child;
     c.state = { kind: 'running', startedAt: startedAt.toISOString() };
     this.log(2, `pod ${this.ref} container ${c.spec.name}: Started (pid ${child.pid})`);
-    this.events.eventf(this.objectRef(c.spec.name), undefined, 'Normal', 'Started', 'StartContainer', `Started container ${c.spec.name}`);
+    // No pid: the spawn failed, and its 'error' records Failed instead.
+    if (child.pid !== undefined) this.events.eventf(this.objectRef(c.spec.name), undefined, 'Normal', 'Started', 'StartContainer', `Started container ${c.spec.name}`);
     c.exited = new Promise((resolve) => {
       child.once('error', (err) => {
         this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: ${err.message}`);
+        this.events.eventf(this.objectRef(c.spec.name), undefined, 'Warning', 'Failed', 'StartContainer', `Error: ${err.message}`);
+        // A process that never started (no pid) gets no 'exit': it ends here, as a runtime's StartError (128).
+        if (child.pid !== undefined) return;
+        c.child = undefined;
+        void this.#cleanupCgroup(c.cgroup).then(() => {
+          this.#exited(c, { exitCode: 128, reason: 'StartError' });
+          resolve();
+        });
       });
       child.once('exit', (code, sig) => {
         c.child = undefined;
