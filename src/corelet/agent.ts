@@ -9,9 +9,10 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Cgroup, discoverCgroups, type CgroupEnv } from './cgroups.ts';
-import { ManifestError, parseManifest, type StaticPod } from './manifest.ts';
+import { parseManifest, type StaticPod } from './manifest.ts';
 import { PodRunner, type Logger } from './runtime.ts';
 import { discardEvents, type EventSink } from './event-sink.ts';
+import { nodeRef } from './register.ts';
 import { CpuRates, cgroupCpu, cgroupIO, cgroupMemory, nodeCpu, nodeIO, nodeMemory, nodeRlimit } from './stats.ts';
 import type { FlagValue } from '../util/zpages/flagz.ts';
 import { CoreletHealth } from './healthz.ts';
@@ -94,7 +95,12 @@ export class Agent {
     }
   }
 
+  get events(): EventSink {
+    return this.opts.events ?? discardEvents;
+  }
+
   async start(): Promise<void> {
+    this.events.eventf(nodeRef(this.opts.nodeName), undefined, 'Normal', 'Starting', 'StartCorelet', 'Starting corelet.');
     for (const m of this.env.missing) this.opts.log(0, `cgroups: ${m}`);
     // A --cgroup-root the agent creates is its own to remove at stop; one that existed is left as found.
     if (this.opts.cgroupRoot) this.#createdRoots = new Cgroup(this.env, this.opts.cgroupRoot).dirs().filter((d) => !existsSync(d));
@@ -149,12 +155,27 @@ export class Agent {
         if (!statSync(file).isFile()) continue;
         const pod = parseManifest(readFileSync(file, 'utf8'), file, this.opts.nodeName);
         const clash = [...wanted.values()].find((p) => p.name === pod.name && p.namespace === pod.namespace);
-        if (clash) throw new ManifestError(`pod ${pod.namespace}/${pod.name} is already defined by ${clash.source}`);
+        if (clash) {
+          const msg = `pod ${pod.namespace}/${pod.name} is already defined by ${clash.source}`;
+          if (this.#badFiles.get(file) !== msg) {
+            this.opts.log(0, `static pod manifest ${file} skipped: ${msg}`);
+            // kubelet's config source: a duplicate name is a FailedValidation Event about the pod it ignores.
+            const ref = { apiVersion: 'v1', kind: 'Pod', name: pod.name, namespace: pod.namespace, uid: pod.uid };
+            this.events.eventf(ref, undefined, 'Warning', 'FailedValidation', 'ValidatePod', `Error validating pod ${pod.name}_${pod.namespace}(${pod.uid}) from file due to duplicate pod name ${JSON.stringify(pod.name)}, ignoring`);
+          }
+          this.#badFiles.set(file, msg);
+          continue;
+        }
         wanted.set(pod.uid, pod);
         this.#badFiles.delete(file);
       } catch (e) {
         const msg = (e as Error).message;
-        if (this.#badFiles.get(file) !== msg) this.opts.log(0, `static pod manifest ${file} skipped: ${msg}`);
+        if (this.#badFiles.get(file) !== msg) {
+          this.opts.log(0, `static pod manifest ${file} skipped: ${msg}`);
+          // kubelet only logs a manifest it cannot read; with no Pod to point at, the Event is about the Node, under
+          // the reason kubelet's config source gives pods that fail validation.
+          this.events.eventf(nodeRef(this.opts.nodeName), undefined, 'Warning', 'FailedValidation', 'ValidatePod', `Could not process manifest file ${file}: ${msg}`);
+        }
         this.#badFiles.set(file, msg);
       }
     }
@@ -169,7 +190,7 @@ export class Agent {
     await Promise.all(stops);
     for (const [uid, pod] of wanted) {
       if (this.pods.has(uid)) continue;
-      const runner = new PodRunner(pod, this.env, this.opts.cgroupRoot, this.opts.log, this.opts.events ?? discardEvents);
+      const runner = new PodRunner(pod, this.env, this.opts.cgroupRoot, this.opts.log, this.events);
       runner.observer = this.metrics.runtime;
       this.metrics.podAdmitted(pod.containers.length);
       this.pods.set(uid, runner);

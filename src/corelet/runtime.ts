@@ -126,6 +126,11 @@ export class PodRunner {
     for (const c of this.containers) this.#run(c);
   }
 
+  /** kubelet's format.Pod: `name_namespace(uid)`. */
+  get podFullName(): string {
+    return `${this.pod.name}_${this.pod.namespace}(${this.pod.uid})`;
+  }
+
   get ref(): string {
     return `${this.pod.namespace}/${this.pod.name}`;
   }
@@ -148,9 +153,11 @@ export class PodRunner {
       c.cgroup.remove();
       this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: cannot create cgroup: ${(e as Error).message}`);
       this.observer.containerStartFailed('container');
+      this.events.eventf(this.objectRef(c.spec.name), undefined, 'Warning', 'Failed', 'CreateContainer', `Error: cannot create cgroup: ${(e as Error).message}`);
       this.#exited(c, { exitCode: 128, reason: 'StartError' });
       return;
     }
+    this.events.eventf(this.objectRef(c.spec.name), undefined, 'Normal', 'Created', 'CreateContainer', `Created container: ${c.spec.name}`);
     const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOSTNAME: this.pod.name };
     for (const e of c.spec.env) env[e.name] = e.value;
     env.CORELET_CGROUP_PROCS = c.cgroup.procsFiles().join(' ');
@@ -168,27 +175,47 @@ export class PodRunner {
     } catch (e) {
       this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: ${(e as Error).message}`);
       this.observer.containerStartFailed('container');
+      this.events.eventf(this.objectRef(c.spec.name), undefined, 'Warning', 'Failed', 'StartContainer', `Error: ${(e as Error).message}`);
       this.#exited(c, { exitCode: 128, reason: 'StartError' });
       return;
     }
     c.child = child;
     c.state = { kind: 'running', startedAt: startedAt.toISOString() };
-    this.observer.containerStarted('container');
-    if (!this.#reportedStart) {
-      this.#reportedStart = true;
-      this.observer.podStarted(Number(process.hrtime.bigint() - this.#seenAt) / 1e9);
+    // No pid: the spawn failed; its 'error' counts the failure.
+    if (child.pid !== undefined) {
+      this.observer.containerStarted('container');
+      if (!this.#reportedStart) {
+        this.#reportedStart = true;
+        this.observer.podStarted(Number(process.hrtime.bigint() - this.#seenAt) / 1e9);
+      }
     }
     this.log(2, `pod ${this.ref} container ${c.spec.name}: Started (pid ${child.pid})`);
+    // No pid: the spawn failed, and its 'error' records Failed instead.
+    if (child.pid !== undefined) this.events.eventf(this.objectRef(c.spec.name), undefined, 'Normal', 'Started', 'StartContainer', `Started container ${c.spec.name}`);
     c.exited = new Promise((resolve) => {
       child.once('error', (err) => {
         this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: ${err.message}`);
+        this.events.eventf(this.objectRef(c.spec.name), undefined, 'Warning', 'Failed', 'StartContainer', `Error: ${err.message}`);
+        // A process that never started (no pid) gets no 'exit': it ends here, as a runtime's StartError (128).
+        if (child.pid !== undefined) return;
+        this.observer.containerStartFailed('container');
+        c.child = undefined;
+        void this.#cleanupCgroup(c.cgroup).then(() => {
+          this.#exited(c, { exitCode: 128, reason: 'StartError' });
+          resolve();
+        });
       });
       child.once('exit', (code, sig) => {
         c.child = undefined;
+        // Read before the cgroup goes: the kernel counted the kill when it chose the victim, before the exit.
+        const oomKilled = (c.cgroup?.oomKills() ?? 0) > 0;
         // Whatever the command forked dies with it, as in a container whose init process exits.
         c.cgroup?.killAll();
         void this.#cleanupCgroup(c.cgroup).then(() => {
-          this.#exited(c, { exitCode: code ?? 128 + signalNumber(sig), ...(sig ? { signal: sig } : {}), reason: code === 0 ? 'Completed' : 'Error' });
+          // As the CRI runtimes report it: an OOM kill in the container's cgroup names the exit, whatever its code.
+          const reason = oomKilled ? 'OOMKilled' : code === 0 ? 'Completed' : 'Error';
+          if (oomKilled) this.log(1, `pod ${this.ref} container ${c.spec.name}: OOMKilled (memory limit ${c.spec.limits.memory ?? 'none'} bytes)`);
+          this.#exited(c, { exitCode: code ?? 128 + signalNumber(sig), ...(sig ? { signal: sig } : {}), reason });
           resolve();
         });
       });
@@ -217,9 +244,10 @@ export class PodRunner {
     const { delay, next } = nextBackoff(c.backoff, Date.now() - c.startedAtMs);
     c.backoff = next;
     if (delay > 0) {
-      const msg = `back-off ${formatDelay(delay)} restarting failed container=${c.spec.name} pod=${this.pod.name}_${this.pod.namespace}(${this.pod.uid})`;
+      const msg = `back-off ${formatDelay(delay)} restarting failed container=${c.spec.name} pod=${this.podFullName}`;
       c.state = { kind: 'waiting', reason: 'CrashLoopBackOff', message: msg };
       this.log(1, `pod ${this.ref}: BackOff: Back-off restarting failed container ${c.spec.name}`);
+      this.events.eventf(this.objectRef(c.spec.name), undefined, 'Warning', 'BackOff', 'RestartContainer', `Back-off restarting failed container ${c.spec.name} in pod ${this.podFullName}`);
     }
     c.timer = setTimeout(() => {
       c.timer = undefined;
@@ -239,6 +267,7 @@ export class PodRunner {
       this.containers.map(async (c) => {
         if (!c.child || !c.exited) return;
         this.log(2, `pod ${this.ref} container ${c.spec.name}: Killing: Stopping container ${c.spec.name}`);
+        this.events.eventf(this.objectRef(c.spec.name), undefined, 'Normal', 'Killing', 'KillContainer', `Stopping container ${c.spec.name}`);
         const pids = c.cgroup?.pids() ?? [];
         for (const pid of pids.length ? pids : [c.child.pid!]) signal(pid, 'SIGTERM');
         const kill = setTimeout(() => {
