@@ -58,9 +58,9 @@ const ALLOWED: Record<string, string[]> = {
   server: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'metrics', 'tracing', ...BASE],
   // A client of the API server (kubeconfig, REST, the EventRecorder): speaks the API types, knows no server part.
   client: ['apis', 'apimachinery', ...BASE],
-  // The node agent: its own process, reading quantities (cel's parser) and names as the API server does, and
-  // reaching the API server as a client.
-  corelet: ['apimachinery', 'cel', 'client', ...BASE],
+  // The node agent: its own process, reading quantities (cel's parser) and names as the API server does, reaching
+  // the API server as a client, and serving its metrics from the same registry and catalogue.
+  corelet: ['apimachinery', 'cel', 'client', 'metrics', ...BASE],
   cmd: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'server', 'metrics', 'tracing', 'cel', 'config', 'corelet', 'client', ...BASE],
 };
 

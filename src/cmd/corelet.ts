@@ -58,6 +58,8 @@ export function parseCoreletFlags(argv: string[]) {
   if (Boolean(flags.tlsCertFile.value) !== Boolean(flags.tlsKeyFile.value)) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   featureGates.set(flags.featureGates.value);
   return {
+    /** Every flag with its effective value, for /flagz. */
+    flagValues: () => fs.flags().map((f) => ({ name: f.spec.name, value: f.spec.format(f.value), classified: f.spec.classified ?? false })),
     help: flags.help.value,
     usage: () => `Usage:\n  corelet [flags]\n${fs.sectionUsages(['Generic', 'Logs'])}`,
     nodeName,
@@ -118,7 +120,7 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   const recorder = client ? new EventRecorder({ client, reportingController: 'corelet', reportingInstance: opts.nodeName, log: (level, msg) => log(level, `events: ${msg}`) }) : undefined;
-  const agent = new Agent({ nodeName: opts.nodeName, manifestPath: opts.manifestPath, cgroupRoot: opts.cgroupRoot, address: opts.address, port: opts.port, tls, log, cgroups, ...(recorder ? { events: recorder } : {}) });
+  const agent = new Agent({ nodeName: opts.nodeName, manifestPath: opts.manifestPath, cgroupRoot: opts.cgroupRoot, address: opts.address, port: opts.port, tls, log, cgroups, flags: opts.flagValues, ...(recorder ? { events: recorder } : {}) });
   try {
     await agent.start();
   } catch (e) {

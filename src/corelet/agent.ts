@@ -1,7 +1,8 @@
 /**
  * The corelet: follows the static pod manifests in a folder (kubelet's file source: a change notification from
  * the filesystem, and a full rescan every 20 s for what notifications miss), runs their pods, and serves
- * `/stats/summary`, `/pods` and `/healthz` over HTTPS.
+ * `/stats/summary`, `/pods`, `/healthz`, its metrics endpoints, `/statusz` and `/flagz` over HTTPS (one file per
+ * endpoint; `routes` maps paths to them).
  */
 import { existsSync, rmdirSync, watch, readdirSync, readFileSync, statSync, type FSWatcher } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -13,6 +14,13 @@ import { PodRunner, type Logger } from './runtime.ts';
 import { discardEvents, type EventSink } from './event-sink.ts';
 import { nodeRef } from './register.ts';
 import { CpuRates, cgroupCpu, cgroupIO, cgroupMemory, nodeCpu, nodeIO, nodeMemory, nodeRlimit } from './stats.ts';
+import type { FlagValue } from '../util/zpages/flagz.ts';
+import { CoreletHealth } from './healthz.ts';
+import { CoreletMetrics } from './metrics.ts';
+import { containerStatsMetrics } from './metrics-containerstats.ts';
+import { resourceMetrics, type ResourceSummary } from './metrics-resource.ts';
+import { metricsRoute, serveRoute, type RouteHandler } from './routes.ts';
+import { coreletZpages } from './zpages.ts';
 
 export interface AgentOptions {
   nodeName: string;
@@ -28,6 +36,15 @@ export interface AgentOptions {
   fileCheckMs?: number;
   /** Where Events go; none recorded when not given. */
   events?: EventSink;
+  /** The command line's flags with their values, for /flagz. */
+  flags?: () => FlagValue[];
+}
+
+/** kubelet's stats/v1alpha1 Summary: the fields the resource metrics read, typed; the others as JSON. */
+type Open<T> = T & Record<string, unknown>;
+export interface Summary {
+  node: Open<ResourceSummary['node']>;
+  pods: Open<Omit<ResourceSummary['pods'][number], 'containers'> & { containers: Open<ResourceSummary['pods'][number]['containers'][number]>[] }>[];
 }
 
 export class Agent {
@@ -43,9 +60,39 @@ export class Agent {
   #server?: Server;
   #syncing = Promise.resolve();
   #createdRoots: string[] = [];
+  #lastSyncStart: number | undefined;
+  readonly metrics: CoreletMetrics;
+  readonly health: CoreletHealth;
+  /** Path → handler of every endpoint the server answers. */
+  readonly routes = new Map<string, RouteHandler>();
 
   constructor(readonly opts: AgentOptions) {
     this.env = opts.cgroups ?? discoverCgroups();
+    this.metrics = new CoreletMetrics({ nodeName: opts.nodeName, cgroups: this.env, pods: () => this.pods.values() });
+    this.health = new CoreletHealth({ lastSyncStart: () => this.#lastSyncStart, periodMs: opts.fileCheckMs ?? 20_000 });
+    // The resource endpoint keeps its own CPU samples: its scrapes must not shorten /stats/summary's rate window.
+    const resourceRates = new CpuRates();
+    const json = (body: () => unknown): RouteHandler => (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body()));
+    };
+    const r = this.routes;
+    r.set('/healthz', this.health.handler);
+    r.set('/stats/summary', json(() => this.summary()));
+    r.set('/pods', json(() => this.podList()));
+    r.set('/metrics', metricsRoute(this.metrics.registry));
+    r.set('/metrics/slis', metricsRoute(this.health.slis));
+    r.set('/metrics/resource', metricsRoute(resourceMetrics(() => this.summary(resourceRates))));
+    r.set('/metrics/containerstats', metricsRoute(containerStatsMetrics(() => this.#runningContainers())));
+    for (const [path, page] of coreletZpages({ startTime: new Date(this.startTime), flags: opts.flags ?? (() => []), paths: () => [...r.keys()] })) r.set(path, page);
+  }
+
+  *#runningContainers() {
+    for (const p of this.pods.values()) {
+      for (const c of p.containers) {
+        if (c.state.kind === 'running' && c.cgroup) yield { pod: p.pod.name, namespace: p.pod.namespace, container: c.spec.name, id: c.id, cgroup: c.cgroup };
+      }
+    }
   }
 
   get events(): EventSink {
@@ -64,18 +111,7 @@ export class Agent {
       await this.sync();
     }
     await this.#removeOrphanedPodCgroups();
-    this.#server = createServer({ cert: this.opts.tls.certPem, key: this.opts.tls.keyPem }, (req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      const send = (code: number, body: string, type = 'application/json') => {
-        res.writeHead(code, { 'Content-Type': type });
-        res.end(body);
-      };
-      if (req.method !== 'GET') return send(405, '405 method not allowed\n', 'text/plain');
-      if (path === '/healthz') return send(200, 'ok', 'text/plain; charset=utf-8');
-      if (path === '/stats/summary' || path === '/stats/summary/') return send(200, JSON.stringify(this.summary()));
-      if (path === '/pods' || path === '/pods/') return send(200, JSON.stringify(this.podList()));
-      send(404, '404 page not found\n', 'text/plain; charset=utf-8');
-    });
+    this.#server = createServer({ cert: this.opts.tls.certPem, key: this.opts.tls.keyPem }, (req, res) => void serveRoute(this.routes, this.metrics.http, req, res));
     await new Promise<void>((resolve, reject) => {
       this.#server!.once('error', reject);
       this.#server!.listen(this.opts.port, this.opts.address, () => resolve());
@@ -102,6 +138,7 @@ export class Agent {
   }
 
   async #sync(): Promise<void> {
+    this.#lastSyncStart = Date.now();
     const wanted = new Map<string, StaticPod>();
     let names: string[];
     try {
@@ -154,6 +191,8 @@ export class Agent {
     for (const [uid, pod] of wanted) {
       if (this.pods.has(uid)) continue;
       const runner = new PodRunner(pod, this.env, this.opts.cgroupRoot, this.opts.log, this.events);
+      runner.observer = this.metrics.runtime;
+      this.metrics.podAdmitted(pod.containers.length);
       this.pods.set(uid, runner);
       this.opts.log(1, `pod ${runner.ref} (${uid}): starting from ${pod.source}`);
       try {
@@ -193,11 +232,11 @@ export class Agent {
     }
   }
 
-  /** kubelet's stats/v1alpha1 Summary. */
-  summary(): Record<string, unknown> {
+  /** kubelet's stats/v1alpha1 Summary; `rates` keeps the previous CPU readings usageNanoCores is measured from. */
+  summary(rates = this.#rates): Summary {
     const time = new Date().toISOString();
-    const node: Record<string, unknown> = { nodeName: this.opts.nodeName, startTime: this.startTime };
-    const cpu = nodeCpu(this.#rates, time, this.env.v2);
+    const node: Summary['node'] = { nodeName: this.opts.nodeName, startTime: this.startTime };
+    const cpu = nodeCpu(rates, time, this.env.v2);
     if (cpu) node.cpu = cpu;
     const mem = nodeMemory(time);
     if (mem) node.memory = mem;
@@ -208,8 +247,8 @@ export class Agent {
       const containers = r.containers
         .filter((c) => c.state.kind === 'running' && c.cgroup)
         .map((c) => {
-          const s: Record<string, unknown> = { name: c.spec.name, startTime: c.state.kind === 'running' ? c.state.startedAt : time };
-          const ccpu = cgroupCpu(c.cgroup!, this.#rates, time);
+          const s: Summary['pods'][number]['containers'][number] = { name: c.spec.name, startTime: c.state.kind === 'running' ? c.state.startedAt : time };
+          const ccpu = cgroupCpu(c.cgroup!, rates, time);
           if (ccpu) s.cpu = ccpu;
           const cmem = cgroupMemory(c.cgroup!, time, c.spec.limits.memory);
           if (cmem) s.memory = cmem;
@@ -217,8 +256,8 @@ export class Agent {
           if (cio) s.io = cio;
           return s;
         });
-      const p: Record<string, unknown> = { podRef: { name: r.pod.name, namespace: r.pod.namespace, uid: r.pod.uid }, startTime: r.startTime, containers };
-      const pcpu = cgroupCpu(r.cgroup, this.#rates, time);
+      const p: Summary['pods'][number] = { podRef: { name: r.pod.name, namespace: r.pod.namespace, uid: r.pod.uid }, startTime: r.startTime, containers };
+      const pcpu = cgroupCpu(r.cgroup, rates, time);
       if (pcpu) p.cpu = pcpu;
       const limits = r.pod.containers.every((c) => c.limits.memory !== undefined) ? r.pod.containers.reduce((a, c) => a + c.limits.memory!, 0) : undefined;
       const pmem = cgroupMemory(r.cgroup, time, limits);
@@ -286,5 +325,6 @@ export class Agent {
     const closed = new Promise<void>((resolve) => (this.#server?.listening ? this.#server.close(() => resolve()) : resolve()));
     this.#server?.closeAllConnections();
     await closed;
+    this.metrics.stop();
   }
 }
