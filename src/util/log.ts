@@ -132,6 +132,8 @@ function callerSource(fn: Function): string {
   return m ? `${basename(m[1]!)}:${m[2]}` : '???:1';
 }
 
+const DISABLED: ReturnType<Logger['V']> = Object.freeze({ enabled: false, info: () => {} });
+
 function makeLogger(source: string | undefined): Logger {
   const logger: Logger = {
     info: function info(msg, kv) {
@@ -144,11 +146,12 @@ function makeLogger(source: string | undefined): Logger {
       emit('E', source ?? callerSource(error), msg, kv);
     },
     V(level) {
-      const enabled = verbosity >= level;
+      // Asked on every request (the request log's -v=3): below the level there is nothing to build.
+      if (verbosity < level) return DISABLED;
       return {
-        enabled,
+        enabled: true,
         info: function info(msg, kv) {
-          if (enabled) emit('I', source ?? callerSource(info), msg, kv);
+          emit('I', source ?? callerSource(info), msg, kv);
         },
       };
     },

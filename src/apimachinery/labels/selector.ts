@@ -245,6 +245,8 @@ class Parser {
  * 400 BadRequest carrying the parser's text, e.g. `unable to parse requirement: found '', expected: identifier`.
  */
 export function parseLabelSelector(s: string): LabelSelector {
+  // The absent selector of nearly every list: no requirements, as the parser would find.
+  if (s === '') return new Selector([]);
   try {
     const reqs = new Parser(scan(s)).parse();
     reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
