@@ -56,8 +56,10 @@ const ALLOWED: Record<string, string[]> = {
   auth: ['apis', 'apimachinery', 'cel', 'config', ...BASE],
   registry: ['apis', 'apimachinery', 'storage', 'admission', 'metrics', ...BASE],
   server: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'metrics', 'tracing', ...BASE],
-  // The node agent: its own process, reading quantities (cel's parser) and names as the API server does.
-  corelet: ['apimachinery', 'cel', ...BASE],
+  // The node agent: its own process, reading quantities (cel's parser) and names as the API server does, and
+  // authenticating and authorizing its own API with the authenticators and authorizers of auth (kubelet builds on
+  // apiserver's authentication and authorization packages the same way).
+  corelet: ['apimachinery', 'cel', 'auth', ...BASE],
   cmd: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'server', 'metrics', 'tracing', 'cel', 'config', 'corelet', ...BASE],
 };
 

@@ -11,6 +11,7 @@ import { Cgroup, discoverCgroups, type CgroupEnv } from './cgroups.ts';
 import { ManifestError, parseManifest, type StaticPod } from './manifest.ts';
 import { PodRunner, type Logger } from './runtime.ts';
 import { discardEvents, type EventSink } from './event-sink.ts';
+import { authorizeRequest, type CoreletAuth } from './auth.ts';
 import { CpuRates, cgroupCpu, cgroupIO, cgroupMemory, nodeCpu, nodeIO, nodeMemory, nodeRlimit } from './stats.ts';
 
 export interface AgentOptions {
@@ -27,6 +28,11 @@ export interface AgentOptions {
   fileCheckMs?: number;
   /** Where Events go; none recorded when not given. */
   events?: EventSink;
+  /**
+   * Who may use the API (kubelet's auth filter, auth.ts); every request goes through it. `clientCA`: the
+   * handshake asks for a client certificate and verifies it against these authorities (--client-ca-file).
+   */
+  auth?: CoreletAuth & { clientCA?: string };
 }
 
 export class Agent {
@@ -58,7 +64,11 @@ export class Agent {
       await this.sync();
     }
     await this.#removeOrphanedPodCgroups();
-    this.#server = createServer({ cert: this.opts.tls.certPem, key: this.opts.tls.keyPem }, (req, res) => {
+    const auth = this.opts.auth;
+    // A client certificate is asked for, never required: requests without one go on to tokens and anonymous.
+    const clientCerts = auth?.clientCA ? { requestCert: true, rejectUnauthorized: false, ca: auth.clientCA } : {};
+    this.#server = createServer({ cert: this.opts.tls.certPem, key: this.opts.tls.keyPem, ...clientCerts }, async (req, res) => {
+      if (auth && !(await authorizeRequest(auth, this.opts.nodeName, req, res, this.opts.log))) return;
       const path = (req.url ?? '/').split('?')[0];
       const send = (code: number, body: string, type = 'application/json') => {
         res.writeHead(code, { 'Content-Type': type });
