@@ -58,7 +58,9 @@ export function loadClientCA(file: string): string {
   try {
     pem = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new FlagError(`--client-ca-file: unable to load client CA file ${file}: ${(e as Error).message}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
+    throw new FlagError(`--client-ca-file: unable to load client CA file ${file}: open ${file}: ${reason}`);
   }
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   try {
