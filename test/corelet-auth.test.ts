@@ -235,4 +235,17 @@ describe('TokenReview (authentication.k8s.io/v1)', () => {
     const roles = (await s.kubectl(['get', 'clusterroles', 'system:auth-delegator', 'system:kubelet-api-admin', '-o', 'name'])).stdout.trim().split('\n');
     assert.deepEqual(roles, ['clusterrole.rbac.authorization.k8s.io/system:auth-delegator', 'clusterrole.rbac.authorization.k8s.io/system:kubelet-api-admin']);
   });
+
+  it('OpenAPI lists the TokenReview create and the Node status and proxy paths', async () => {
+    const v2 = (await s.request('GET', '/openapi/v2', undefined, { accept: 'application/json' })).json();
+    for (const path of ['/apis/authentication.k8s.io/v1/tokenreviews', '/api/v1/nodes/{name}/status', '/api/v1/nodes/{name}/proxy', '/api/v1/nodes/{name}/proxy/{path}']) assert.ok(v2.paths[path], path);
+    assert.equal(v2.paths['/apis/authentication.k8s.io/v1/tokenreviews'].post.operationId, 'createAuthenticationV1TokenReview');
+    const index = (await s.request('GET', '/openapi/v3')).json();
+    const core = (await s.request('GET', index.paths['api/v1'].serverRelativeURL)).json();
+    assert.equal(core.paths['/api/v1/nodes/{name}/proxy'].get.operationId, 'connectCoreV1GetNodeProxy');
+    // kubectl reads the protobuf document for validation: a create still validates.
+    const explain = await s.kubectl(['explain', 'tokenreviews.spec']);
+    assert.equal(explain.code, 0, explain.stderr);
+    assert.match(explain.stdout, /token\s+<string>/);
+  });
 });
