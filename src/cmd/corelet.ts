@@ -6,6 +6,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { featureGates, formatGates } from '../features.ts';
+import { versionInfo } from '../version.ts';
+import { EventRecorder } from '../client/event-recorder.ts';
+import { RestClient } from '../client/rest.ts';
 import { isDNS1123Subdomain } from '../apimachinery/validation/content.ts';
 import { Agent } from '../corelet/agent.ts';
 import { discoverCgroups } from '../corelet/cgroups.ts';
@@ -75,6 +78,8 @@ export function parseCoreletFlags(argv: string[]) {
   featureGates.set(flags.featureGates.value);
   return {
     auth,
+    /** Every flag with its effective value, for /flagz. */
+    flagValues: () => fs.flags().map((f) => ({ name: f.spec.name, value: f.spec.format(f.value), classified: f.spec.classified ?? false })),
     help: flags.help.value,
     usage: () => `Usage:\n  corelet [flags]\n${fs.sectionUsages(['Generic', 'Logs'])}`,
     nodeName,
@@ -129,19 +134,31 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`Error: ${(e as Error).message}\n`);
     return 1;
   }
-  const agent = new Agent({ nodeName: opts.nodeName, manifestPath: opts.manifestPath, cgroupRoot: opts.cgroupRoot, address: opts.address, port: opts.port, tls, log, cgroups, auth });
+  // API server mode: the Node's registration and the Events share one client; Events are recorded as kubelet's
+  // are, by the agent (reportingController `corelet`) of this node (reportingInstance).
+  let client: RestClient | undefined;
+  if (opts.kubeconfig) {
+    try {
+      const userAgent = `corelet/${versionInfo.gitVersion} (${versionInfo.platform}) kubernetes/${versionInfo.gitCommit.slice(0, 7)}`;
+      client = RestClient.fromKubeconfig(opts.kubeconfig, { userAgent });
+    } catch (e) {
+      process.stderr.write(`Error: --kubeconfig: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
+  const recorder = client ? new EventRecorder({ client, reportingController: 'corelet', reportingInstance: opts.nodeName, log: (level, msg) => log(level, `events: ${msg}`) }) : undefined;
+  const agent = new Agent({ nodeName: opts.nodeName, manifestPath: opts.manifestPath, cgroupRoot: opts.cgroupRoot, address: opts.address, port: opts.port, tls, log, cgroups, flags: opts.flagValues, auth, ...(recorder ? { events: recorder } : {}) });
   try {
     await agent.start();
   } catch (e) {
     process.stderr.write(`Error: --port: cannot serve on ${opts.address}:${opts.port}: ${(e as Error).message}\n`);
     await agent.stop();
+    await recorder?.shutdown(1000);
     return 1;
   }
   log(0, `serving on https://${opts.address}:${agent.port} as node ${opts.nodeName}`);
   let registration: { stop(): void } | undefined;
-  if (opts.kubeconfig) {
-    registration = registerNode({ kubeconfigPath: opts.kubeconfig, nodeName: opts.nodeName, port: agent.port, address: opts.address, log });
-  }
+  if (client) registration = registerNode({ client, nodeName: opts.nodeName, port: agent.port, address: opts.address, log, ...(recorder ? { events: recorder } : {}) });
   await new Promise<void>((resolveStop) => {
     const onSignal = (sig: string) => {
       log(0, `${sig}: stopping every pod and removing their cgroups`);
@@ -152,6 +169,8 @@ export async function run(argv: string[]): Promise<number> {
   });
   registration?.stop();
   await agent.stop();
+  // The Killing events of the stop, and the last counts of ongoing series, leave before the process does.
+  if (recorder && !(await recorder.shutdown(5000))) log(0, `events: not every event was written before stopping (${JSON.stringify(recorder.dropped)})`);
   log(0, 'stopped');
   return 0;
 }

@@ -1,18 +1,28 @@
 /**
  * The corelet: follows the static pod manifests in a folder (kubelet's file source: a change notification from
  * the filesystem, and a full rescan every 20 s for what notifications miss), runs their pods, and serves
- * `/stats/summary`, `/pods` and `/healthz` over HTTPS.
+ * `/stats/summary`, `/pods`, `/healthz`, its metrics endpoints, `/statusz` and `/flagz` over HTTPS (one file per
+ * endpoint; `routes` maps paths to them).
  */
 import { existsSync, rmdirSync, watch, readdirSync, readFileSync, statSync, type FSWatcher } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Cgroup, discoverCgroups, type CgroupEnv } from './cgroups.ts';
-import { ManifestError, parseManifest, type StaticPod } from './manifest.ts';
+import { parseManifest, type StaticPod } from './manifest.ts';
 import { PodRunner, type Logger } from './runtime.ts';
 import { discardEvents, type EventSink } from './event-sink.ts';
 import { authorizeRequest, type CoreletAuth } from './auth.ts';
+import { nodeRef } from './register.ts';
 import { CpuRates, cgroupCpu, cgroupIO, cgroupMemory, nodeCpu, nodeIO, nodeMemory, nodeRlimit } from './stats.ts';
+import type { FlagValue } from '../util/zpages/flagz.ts';
+import { CoreletHealth } from './healthz.ts';
+import { CoreletMetrics } from './metrics.ts';
+import { containerStatsMetrics } from './metrics-containerstats.ts';
+import { resourceMetrics, type ResourceSummary } from './metrics-resource.ts';
+import { metricsRoute, serveRoute, type RouteHandler } from './routes.ts';
+import { coreletZpages } from './zpages.ts';
 
 export interface AgentOptions {
   nodeName: string;
@@ -33,6 +43,15 @@ export interface AgentOptions {
    * handshake asks for a client certificate and verifies it against these authorities (--client-ca-file).
    */
   auth?: CoreletAuth & { clientCA?: string };
+  /** The command line's flags with their values, for /flagz. */
+  flags?: () => FlagValue[];
+}
+
+/** kubelet's stats/v1alpha1 Summary: the fields the resource metrics read, typed; the others as JSON. */
+type Open<T> = T & Record<string, unknown>;
+export interface Summary {
+  node: Open<ResourceSummary['node']>;
+  pods: Open<Omit<ResourceSummary['pods'][number], 'containers'> & { containers: Open<ResourceSummary['pods'][number]['containers'][number]>[] }>[];
 }
 
 export class Agent {
@@ -48,12 +67,47 @@ export class Agent {
   #server?: Server;
   #syncing = Promise.resolve();
   #createdRoots: string[] = [];
+  #lastSyncStart: number | undefined;
+  readonly metrics: CoreletMetrics;
+  readonly health: CoreletHealth;
+  /** Path → handler of every endpoint the server answers. */
+  readonly routes = new Map<string, RouteHandler>();
 
   constructor(readonly opts: AgentOptions) {
     this.env = opts.cgroups ?? discoverCgroups();
+    this.metrics = new CoreletMetrics({ nodeName: opts.nodeName, cgroups: this.env, pods: () => this.pods.values() });
+    this.health = new CoreletHealth({ lastSyncStart: () => this.#lastSyncStart, periodMs: opts.fileCheckMs ?? 20_000 });
+    // The resource endpoint keeps its own CPU samples: its scrapes must not shorten /stats/summary's rate window.
+    const resourceRates = new CpuRates();
+    const json = (body: () => unknown): RouteHandler => (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body()));
+    };
+    const r = this.routes;
+    r.set('/healthz', this.health.handler);
+    r.set('/stats/summary', json(() => this.summary()));
+    r.set('/pods', json(() => this.podList()));
+    r.set('/metrics', metricsRoute(this.metrics.registry));
+    r.set('/metrics/slis', metricsRoute(this.health.slis));
+    r.set('/metrics/resource', metricsRoute(resourceMetrics(() => this.summary(resourceRates))));
+    r.set('/metrics/containerstats', metricsRoute(containerStatsMetrics(() => this.#runningContainers())));
+    for (const [path, page] of coreletZpages({ startTime: new Date(this.startTime), flags: opts.flags ?? (() => []), paths: () => [...r.keys()] })) r.set(path, page);
+  }
+
+  *#runningContainers() {
+    for (const p of this.pods.values()) {
+      for (const c of p.containers) {
+        if (c.state.kind === 'running' && c.cgroup) yield { pod: p.pod.name, namespace: p.pod.namespace, container: c.spec.name, id: c.id, cgroup: c.cgroup };
+      }
+    }
+  }
+
+  get events(): EventSink {
+    return this.opts.events ?? discardEvents;
   }
 
   async start(): Promise<void> {
+    this.events.eventf(nodeRef(this.opts.nodeName), undefined, 'Normal', 'Starting', 'StartCorelet', 'Starting corelet.');
     for (const m of this.env.missing) this.opts.log(0, `cgroups: ${m}`);
     // A --cgroup-root the agent creates is its own to remove at stop; one that existed is left as found.
     if (this.opts.cgroupRoot) this.#createdRoots = new Cgroup(this.env, this.opts.cgroupRoot).dirs().filter((d) => !existsSync(d));
@@ -67,19 +121,8 @@ export class Agent {
     const auth = this.opts.auth;
     // A client certificate is asked for, never required: requests without one go on to tokens and anonymous.
     const clientCerts = auth?.clientCA ? { requestCert: true, rejectUnauthorized: false, ca: auth.clientCA } : {};
-    this.#server = createServer({ cert: this.opts.tls.certPem, key: this.opts.tls.keyPem, ...clientCerts }, async (req, res) => {
-      if (auth && !(await authorizeRequest(auth, this.opts.nodeName, req, res, this.opts.log))) return;
-      const path = (req.url ?? '/').split('?')[0];
-      const send = (code: number, body: string, type = 'application/json') => {
-        res.writeHead(code, { 'Content-Type': type });
-        res.end(body);
-      };
-      if (req.method !== 'GET') return send(405, '405 method not allowed\n', 'text/plain');
-      if (path === '/healthz') return send(200, 'ok', 'text/plain; charset=utf-8');
-      if (path === '/stats/summary' || path === '/stats/summary/') return send(200, JSON.stringify(this.summary()));
-      if (path === '/pods' || path === '/pods/') return send(200, JSON.stringify(this.podList()));
-      send(404, '404 page not found\n', 'text/plain; charset=utf-8');
-    });
+    const filter = auth ? (req: IncomingMessage, res: ServerResponse) => authorizeRequest(auth, this.opts.nodeName, req, res, this.opts.log) : undefined;
+    this.#server = createServer({ cert: this.opts.tls.certPem, key: this.opts.tls.keyPem, ...clientCerts }, (req, res) => void serveRoute(this.routes, this.metrics.http, req, res, filter));
     await new Promise<void>((resolve, reject) => {
       this.#server!.once('error', reject);
       this.#server!.listen(this.opts.port, this.opts.address, () => resolve());
@@ -106,6 +149,7 @@ export class Agent {
   }
 
   async #sync(): Promise<void> {
+    this.#lastSyncStart = Date.now();
     const wanted = new Map<string, StaticPod>();
     let names: string[];
     try {
@@ -122,12 +166,27 @@ export class Agent {
         if (!statSync(file).isFile()) continue;
         const pod = parseManifest(readFileSync(file, 'utf8'), file, this.opts.nodeName);
         const clash = [...wanted.values()].find((p) => p.name === pod.name && p.namespace === pod.namespace);
-        if (clash) throw new ManifestError(`pod ${pod.namespace}/${pod.name} is already defined by ${clash.source}`);
+        if (clash) {
+          const msg = `pod ${pod.namespace}/${pod.name} is already defined by ${clash.source}`;
+          if (this.#badFiles.get(file) !== msg) {
+            this.opts.log(0, `static pod manifest ${file} skipped: ${msg}`);
+            // kubelet's config source: a duplicate name is a FailedValidation Event about the pod it ignores.
+            const ref = { apiVersion: 'v1', kind: 'Pod', name: pod.name, namespace: pod.namespace, uid: pod.uid };
+            this.events.eventf(ref, undefined, 'Warning', 'FailedValidation', 'ValidatePod', `Error validating pod ${pod.name}_${pod.namespace}(${pod.uid}) from file due to duplicate pod name ${JSON.stringify(pod.name)}, ignoring`);
+          }
+          this.#badFiles.set(file, msg);
+          continue;
+        }
         wanted.set(pod.uid, pod);
         this.#badFiles.delete(file);
       } catch (e) {
         const msg = (e as Error).message;
-        if (this.#badFiles.get(file) !== msg) this.opts.log(0, `static pod manifest ${file} skipped: ${msg}`);
+        if (this.#badFiles.get(file) !== msg) {
+          this.opts.log(0, `static pod manifest ${file} skipped: ${msg}`);
+          // kubelet only logs a manifest it cannot read; with no Pod to point at, the Event is about the Node, under
+          // the reason kubelet's config source gives pods that fail validation.
+          this.events.eventf(nodeRef(this.opts.nodeName), undefined, 'Warning', 'FailedValidation', 'ValidatePod', `Could not process manifest file ${file}: ${msg}`);
+        }
         this.#badFiles.set(file, msg);
       }
     }
@@ -142,7 +201,9 @@ export class Agent {
     await Promise.all(stops);
     for (const [uid, pod] of wanted) {
       if (this.pods.has(uid)) continue;
-      const runner = new PodRunner(pod, this.env, this.opts.cgroupRoot, this.opts.log, this.opts.events ?? discardEvents);
+      const runner = new PodRunner(pod, this.env, this.opts.cgroupRoot, this.opts.log, this.events);
+      runner.observer = this.metrics.runtime;
+      this.metrics.podAdmitted(pod.containers.length);
       this.pods.set(uid, runner);
       this.opts.log(1, `pod ${runner.ref} (${uid}): starting from ${pod.source}`);
       try {
@@ -182,11 +243,11 @@ export class Agent {
     }
   }
 
-  /** kubelet's stats/v1alpha1 Summary. */
-  summary(): Record<string, unknown> {
+  /** kubelet's stats/v1alpha1 Summary; `rates` keeps the previous CPU readings usageNanoCores is measured from. */
+  summary(rates = this.#rates): Summary {
     const time = new Date().toISOString();
-    const node: Record<string, unknown> = { nodeName: this.opts.nodeName, startTime: this.startTime };
-    const cpu = nodeCpu(this.#rates, time, this.env.v2);
+    const node: Summary['node'] = { nodeName: this.opts.nodeName, startTime: this.startTime };
+    const cpu = nodeCpu(rates, time, this.env.v2);
     if (cpu) node.cpu = cpu;
     const mem = nodeMemory(time);
     if (mem) node.memory = mem;
@@ -197,8 +258,8 @@ export class Agent {
       const containers = r.containers
         .filter((c) => c.state.kind === 'running' && c.cgroup)
         .map((c) => {
-          const s: Record<string, unknown> = { name: c.spec.name, startTime: c.state.kind === 'running' ? c.state.startedAt : time };
-          const ccpu = cgroupCpu(c.cgroup!, this.#rates, time);
+          const s: Summary['pods'][number]['containers'][number] = { name: c.spec.name, startTime: c.state.kind === 'running' ? c.state.startedAt : time };
+          const ccpu = cgroupCpu(c.cgroup!, rates, time);
           if (ccpu) s.cpu = ccpu;
           const cmem = cgroupMemory(c.cgroup!, time, c.spec.limits.memory);
           if (cmem) s.memory = cmem;
@@ -206,8 +267,8 @@ export class Agent {
           if (cio) s.io = cio;
           return s;
         });
-      const p: Record<string, unknown> = { podRef: { name: r.pod.name, namespace: r.pod.namespace, uid: r.pod.uid }, startTime: r.startTime, containers };
-      const pcpu = cgroupCpu(r.cgroup, this.#rates, time);
+      const p: Summary['pods'][number] = { podRef: { name: r.pod.name, namespace: r.pod.namespace, uid: r.pod.uid }, startTime: r.startTime, containers };
+      const pcpu = cgroupCpu(r.cgroup, rates, time);
       if (pcpu) p.cpu = pcpu;
       const limits = r.pod.containers.every((c) => c.limits.memory !== undefined) ? r.pod.containers.reduce((a, c) => a + c.limits.memory!, 0) : undefined;
       const pmem = cgroupMemory(r.cgroup, time, limits);
@@ -275,5 +336,6 @@ export class Agent {
     const closed = new Promise<void>((resolve) => (this.#server?.listening ? this.#server.close(() => resolve()) : resolve()));
     this.#server?.closeAllConnections();
     await closed;
+    this.metrics.stop();
   }
 }

@@ -181,6 +181,22 @@ export class Cgroup {
     return notApplied;
   }
 
+  /**
+   * How many processes the kernel's OOM killer killed in this cgroup because of its memory limit: `oom_kill` of
+   * memory.events (v2) or memory.oom_control (v1), from the hierarchy whose memory controller applied the limit.
+   * Undefined where no memory controller is in use.
+   */
+  oomKills(): number | undefined {
+    const file = this.env.v2 && this.env.v2Controllers.has('memory') ? join(this.v2Dir!, 'memory.events') : this.v1Dir('memory') ? join(this.v1Dir('memory')!, 'memory.oom_control') : undefined;
+    if (!file) return undefined;
+    try {
+      const m = /^oom_kill (\d+)$/m.exec(readFileSync(file, 'utf8'));
+      return m ? Number(m[1]) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Pids of every process in this cgroup and its descendants (from the first hierarchy, all hold the same). */
   pids(): number[] {
     const root = this.dirs()[0];

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { issueCertificate } from '../cmd/x509gen.ts';
-import { loadKubeconfig, registerNode } from './register.ts';
+import { loadKubeconfig } from '../client/kubeconfig.ts';
+import { RestClient } from '../client/rest.ts';
+import { registerNode } from './register.ts';
 
 /** A stand-in API server: records each request, answers POST /api/v1/nodes with `createStatus`. */
 async function standIn(createStatus: number) {
@@ -45,10 +47,13 @@ describe('node registration', () => {
         const path = kubeconfig(dir, api.port, api.ca.certPem);
         assert.equal(loadKubeconfig(path).token, 'secret-token');
         const logs: string[] = [];
-        const reg = registerNode({ kubeconfigPath: path, nodeName: 'node-a', port: 10250, address: '127.0.0.1', log: (_l, m) => logs.push(m), intervalMs: 50 });
+        const events: string[] = [];
+        const sink = { eventf: (ref: { name: string }, _r: unknown, type: string, reason: string, _a: string, note: string) => events.push(`${ref.name} ${type} ${reason} ${note}`) };
+        const reg = registerNode({ client: RestClient.fromKubeconfig(path), nodeName: 'node-a', port: 10250, address: '127.0.0.1', log: (_l, m) => logs.push(m), intervalMs: 50, events: sink });
         await reg.registered;
         reg.stop();
-        const [create, patch] = api.seen;
+        const create = api.seen.find((r) => r.method === 'POST');
+        const patch = api.seen.find((r) => r.method === 'PATCH');
         assert.equal(create!.method, 'POST');
         assert.equal(create!.url, '/api/v1/nodes');
         assert.equal(create!.auth, 'Bearer secret-token');
@@ -64,6 +69,8 @@ describe('node registration', () => {
         assert.equal(ready.status, 'True');
         assert.equal(patch!.body.status.daemonEndpoints.kubeletEndpoint.Port, 10250);
         assert.equal(api.seen.filter((r) => r.method === 'POST').length, 1, 'registered once');
+        // The stand-in's Node has no Ready condition: the first Ready status is a transition.
+        assert.deepEqual(events, ['node-a Normal NodeReady Node node-a status is now: NodeReady']);
       } finally {
         api.server.close();
         api.server.closeAllConnections();
@@ -77,7 +84,7 @@ describe('node registration', () => {
     const api = await standIn(403);
     try {
       const logs: string[] = [];
-      const reg = registerNode({ kubeconfigPath: kubeconfig(dir, api.port, api.ca.certPem), nodeName: 'node-b', port: 1, address: '127.0.0.1', log: (_l, m) => logs.push(m), intervalMs: 20 });
+      const reg = registerNode({ client: RestClient.fromKubeconfig(kubeconfig(dir, api.port, api.ca.certPem)), nodeName: 'node-b', port: 1, address: '127.0.0.1', log: (_l, m) => logs.push(m), intervalMs: 20 });
       while (api.seen.length < 2) await new Promise((r) => setTimeout(r, 10));
       reg.stop();
       assert.match(logs[0]!, /^registering node node-b: 403/);

@@ -27,6 +27,30 @@ export function nextBackoff(current: number, ranMs: number): { delay: number; ne
 
 export type Logger = (level: number, msg: string) => void;
 
+/** What the pod runners report to the corelet's metrics as it happens. */
+export interface RuntimeObserver {
+  /** A pod's first container runs, `seconds` after the agent first saw the pod. */
+  podStarted(seconds: number): void;
+  /** A pod's sandbox (here: its cgroup with limits) is being created; `failed` when that did not work. */
+  podSandbox(failed: boolean): void;
+  /** kubelet's container types: `container`, `init_container`, `ephemeral_container`. */
+  containerStarted(containerType: string): void;
+  containerStartFailed(containerType: string): void;
+  /** kubelet's cgroup manager operations on pod cgroups: `create`, `update`, `destroy`. */
+  cgroupOperation(operation: 'create' | 'update' | 'destroy', seconds: number): void;
+}
+
+const noObserver: RuntimeObserver = { podStarted() {}, podSandbox() {}, containerStarted() {}, containerStartFailed() {}, cgroupOperation() {} };
+
+function timed<T>(fn: () => T, done: (seconds: number) => void): T {
+  const began = process.hrtime.bigint();
+  try {
+    return fn();
+  } finally {
+    done(Number(process.hrtime.bigint() - began) / 1e9);
+  }
+}
+
 /**
  * Puts the shell in the container's cgroups before it becomes the container's command, so the process (and all it
  * forks) is accounted and limited from its first instruction. The cgroup.procs paths come in an environment
@@ -57,6 +81,10 @@ export class PodRunner {
   readonly cgroup: Cgroup;
   readonly containers: Container[];
   readonly startTime = new Date().toISOString();
+  /** Set by the agent before start(). */
+  observer: RuntimeObserver = noObserver;
+  readonly #seenAt = process.hrtime.bigint();
+  #reportedStart = false;
   #stopping = false;
 
   constructor(
@@ -74,15 +102,33 @@ export class PodRunner {
     return this.#stopping;
   }
 
+  /** Every container has ended and none will be restarted: the pod no longer counts as active. */
+  get terminal(): boolean {
+    return this.containers.every((c) => c.state.kind === 'terminated' && !c.timer);
+  }
+
   start(): void {
-    this.cgroup.create();
-    // The pod cgroup's limit is the sum of its containers' when every container has one (kubelet's pod-level limits).
-    const sum = (r: 'cpu' | 'memory') => (this.pod.containers.every((c) => c.limits[r] !== undefined) ? this.pod.containers.reduce((a, c) => a + c.limits[r]!, 0) : undefined);
-    const cpu = sum('cpu');
-    const memory = sum('memory');
-    const missed = this.cgroup.applyLimits({ ...(cpu !== undefined ? { cpu } : {}), ...(memory !== undefined ? { memory } : {}) });
+    // kubelet counts a sandbox start before it runs, and its failure after.
+    let missed: string[];
+    try {
+      timed(() => this.cgroup.create(), (s) => this.observer.cgroupOperation('create', s));
+      // The pod cgroup's limit is the sum of its containers' when every container has one (kubelet's pod-level limits).
+      const sum = (r: 'cpu' | 'memory') => (this.pod.containers.every((c) => c.limits[r] !== undefined) ? this.pod.containers.reduce((a, c) => a + c.limits[r]!, 0) : undefined);
+      const cpu = sum('cpu');
+      const memory = sum('memory');
+      missed = timed(() => this.cgroup.applyLimits({ ...(cpu !== undefined ? { cpu } : {}), ...(memory !== undefined ? { memory } : {}) }), (s) => this.observer.cgroupOperation('update', s));
+    } catch (e) {
+      this.observer.podSandbox(true);
+      throw e;
+    }
+    this.observer.podSandbox(false);
     if (missed.length) this.log(0, `pod ${this.ref}: not applied (no controller on this machine): ${missed.join(', ')}`);
     for (const c of this.containers) this.#run(c);
+  }
+
+  /** kubelet's format.Pod: `name_namespace(uid)`. */
+  get podFullName(): string {
+    return `${this.pod.name}_${this.pod.namespace}(${this.pod.uid})`;
   }
 
   get ref(): string {
@@ -106,9 +152,12 @@ export class PodRunner {
     } catch (e) {
       c.cgroup.remove();
       this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: cannot create cgroup: ${(e as Error).message}`);
+      this.observer.containerStartFailed('container');
+      this.events.eventf(this.objectRef(c.spec.name), undefined, 'Warning', 'Failed', 'CreateContainer', `Error: cannot create cgroup: ${(e as Error).message}`);
       this.#exited(c, { exitCode: 128, reason: 'StartError' });
       return;
     }
+    this.events.eventf(this.objectRef(c.spec.name), undefined, 'Normal', 'Created', 'CreateContainer', `Created container: ${c.spec.name}`);
     const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOSTNAME: this.pod.name };
     for (const e of c.spec.env) env[e.name] = e.value;
     env.CORELET_CGROUP_PROCS = c.cgroup.procsFiles().join(' ');
@@ -125,22 +174,48 @@ export class PodRunner {
       });
     } catch (e) {
       this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: ${(e as Error).message}`);
+      this.observer.containerStartFailed('container');
+      this.events.eventf(this.objectRef(c.spec.name), undefined, 'Warning', 'Failed', 'StartContainer', `Error: ${(e as Error).message}`);
       this.#exited(c, { exitCode: 128, reason: 'StartError' });
       return;
     }
     c.child = child;
     c.state = { kind: 'running', startedAt: startedAt.toISOString() };
+    // No pid: the spawn failed; its 'error' counts the failure.
+    if (child.pid !== undefined) {
+      this.observer.containerStarted('container');
+      if (!this.#reportedStart) {
+        this.#reportedStart = true;
+        this.observer.podStarted(Number(process.hrtime.bigint() - this.#seenAt) / 1e9);
+      }
+    }
     this.log(2, `pod ${this.ref} container ${c.spec.name}: Started (pid ${child.pid})`);
+    // No pid: the spawn failed, and its 'error' records Failed instead.
+    if (child.pid !== undefined) this.events.eventf(this.objectRef(c.spec.name), undefined, 'Normal', 'Started', 'StartContainer', `Started container ${c.spec.name}`);
     c.exited = new Promise((resolve) => {
       child.once('error', (err) => {
         this.log(0, `pod ${this.ref} container ${c.spec.name}: Failed: ${err.message}`);
+        this.events.eventf(this.objectRef(c.spec.name), undefined, 'Warning', 'Failed', 'StartContainer', `Error: ${err.message}`);
+        // A process that never started (no pid) gets no 'exit': it ends here, as a runtime's StartError (128).
+        if (child.pid !== undefined) return;
+        this.observer.containerStartFailed('container');
+        c.child = undefined;
+        void this.#cleanupCgroup(c.cgroup).then(() => {
+          this.#exited(c, { exitCode: 128, reason: 'StartError' });
+          resolve();
+        });
       });
       child.once('exit', (code, sig) => {
         c.child = undefined;
+        // Read before the cgroup goes: the kernel counted the kill when it chose the victim, before the exit.
+        const oomKilled = (c.cgroup?.oomKills() ?? 0) > 0;
         // Whatever the command forked dies with it, as in a container whose init process exits.
         c.cgroup?.killAll();
         void this.#cleanupCgroup(c.cgroup).then(() => {
-          this.#exited(c, { exitCode: code ?? 128 + signalNumber(sig), ...(sig ? { signal: sig } : {}), reason: code === 0 ? 'Completed' : 'Error' });
+          // As the CRI runtimes report it: an OOM kill in the container's cgroup names the exit, whatever its code.
+          const reason = oomKilled ? 'OOMKilled' : code === 0 ? 'Completed' : 'Error';
+          if (oomKilled) this.log(1, `pod ${this.ref} container ${c.spec.name}: OOMKilled (memory limit ${c.spec.limits.memory ?? 'none'} bytes)`);
+          this.#exited(c, { exitCode: code ?? 128 + signalNumber(sig), ...(sig ? { signal: sig } : {}), reason });
           resolve();
         });
       });
@@ -169,9 +244,10 @@ export class PodRunner {
     const { delay, next } = nextBackoff(c.backoff, Date.now() - c.startedAtMs);
     c.backoff = next;
     if (delay > 0) {
-      const msg = `back-off ${formatDelay(delay)} restarting failed container=${c.spec.name} pod=${this.pod.name}_${this.pod.namespace}(${this.pod.uid})`;
+      const msg = `back-off ${formatDelay(delay)} restarting failed container=${c.spec.name} pod=${this.podFullName}`;
       c.state = { kind: 'waiting', reason: 'CrashLoopBackOff', message: msg };
       this.log(1, `pod ${this.ref}: BackOff: Back-off restarting failed container ${c.spec.name}`);
+      this.events.eventf(this.objectRef(c.spec.name), undefined, 'Warning', 'BackOff', 'RestartContainer', `Back-off restarting failed container ${c.spec.name} in pod ${this.podFullName}`);
     }
     c.timer = setTimeout(() => {
       c.timer = undefined;
@@ -191,6 +267,7 @@ export class PodRunner {
       this.containers.map(async (c) => {
         if (!c.child || !c.exited) return;
         this.log(2, `pod ${this.ref} container ${c.spec.name}: Killing: Stopping container ${c.spec.name}`);
+        this.events.eventf(this.objectRef(c.spec.name), undefined, 'Normal', 'Killing', 'KillContainer', `Stopping container ${c.spec.name}`);
         const pids = c.cgroup?.pids() ?? [];
         for (const pid of pids.length ? pids : [c.child.pid!]) signal(pid, 'SIGTERM');
         const kill = setTimeout(() => {
@@ -201,7 +278,9 @@ export class PodRunner {
         clearTimeout(kill);
       }),
     );
+    const began = process.hrtime.bigint();
     await this.#cleanupCgroup(this.cgroup);
+    this.observer.cgroupOperation('destroy', Number(process.hrtime.bigint() - began) / 1e9);
     removeEmptyParents(this.env, this.cgroup.name, this.cgroupRoot);
   }
 

@@ -20,7 +20,7 @@ export type ComponentName =
   | 'kvstore-version-monitor';
 
 /** Where a component serves the metric. */
-export type MetricsPath = '/metrics' | '/metrics/slis' | '/metrics/resource' | '/metrics/probes';
+export type MetricsPath = '/metrics' | '/metrics/slis' | '/metrics/resource' | '/metrics/probes' | '/metrics/containerstats';
 
 export interface CatalogueMetric {
   readonly name: string;

@@ -66,8 +66,22 @@ export class SummarySeries {
   }
 }
 
+/**
+ * A value a custom collector reads from its source at scrape time (client_golang's const metrics, as the kubelet's
+ * resource collector makes them): a counter or gauge value with the time it was read, and no created timestamp.
+ */
+export class SampleSeries {
+  value = 0;
+  /** When the source measured the value, ms since the epoch; the sample carries it when set. */
+  timestampMs: number | undefined;
+  set(v: number, timestampMs?: number): void {
+    this.value = v;
+    this.timestampMs = timestampMs;
+  }
+}
+
 /** NativeHistogramSeries (native-histogram.ts) is a HistogramSeries too, so it needs no entry here. */
-export type Series = CounterSeries | GaugeSeries | HistogramSeries | SummarySeries;
+export type Series = CounterSeries | GaugeSeries | HistogramSeries | SummarySeries | SampleSeries;
 
 /** What a label value is replaced with when an allow-list does not contain it (upstream's cardinality guard). */
 export const UNEXPECTED_LABEL_VALUE = 'unexpected';

@@ -41,6 +41,16 @@ function registry(nativeHistograms: boolean, extra: { disabledMetrics?: string[]
 }
 
 describe('protobuf exposition', () => {
+  it('a collected sample keeps the time of its reading (timestamp_ms) and, being a const metric, has no created timestamp', () => {
+    const r = new Registry({ version: '1.36.0', path: '/metrics/resource' });
+    r.collected('node_cpu_usage_seconds_total', 'Cumulative cpu time consumed by the node in core-seconds', 'counter').with().set(12.5, 1772694489250);
+    r.collected('resource_scrape_error', '1 if there was an error while getting container metrics, 0 otherwise', 'gauge').with().set(0);
+    const [node, err] = decodeDelimited(writeProtobuf(r.collect()));
+    assert.deepEqual(node, { name: 'node_cpu_usage_seconds_total', help: '[STABLE] Cumulative cpu time consumed by the node in core-seconds', type: 'COUNTER', metric: [{ counter: { value: 12.5 }, timestamp_ms: 1772694489250 }] });
+    assert.deepEqual(err!.metric, [{ gauge: { value: 0 } }]);
+    assert.equal(writeText(r.collect()), '# HELP node_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the node in core-seconds\n# TYPE node_cpu_usage_seconds_total counter\nnode_cpu_usage_seconds_total 12.5 1772694489250\n# HELP resource_scrape_error [STABLE] 1 if there was an error while getting container metrics, 0 otherwise\n# TYPE resource_scrape_error gauge\nresource_scrape_error 0\n');
+  });
+
   it('a summary is a SUMMARY family with sample count, sum and created timestamp, no quantiles', () => {
     const r = new Registry({ version: '1.36.0' });
     r.summary('apiserver_admission_step_admission_duration_seconds_summary', 'x').with('UPDATE', 'true', 'admit').observe(0.5);

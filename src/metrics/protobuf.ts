@@ -10,7 +10,7 @@
  */
 import protobuf from 'protobufjs';
 import { goFloat } from './go-float.ts';
-import { CounterSeries, GaugeSeries, HistogramSeries, SummarySeries } from './metric.ts';
+import { CounterSeries, GaugeSeries, HistogramSeries, SampleSeries, SummarySeries } from './metric.ts';
 import { NativeHistogramSeries, spansAndDeltas, type BucketSpan } from './native-histogram.ts';
 import type { Family } from './registry.ts';
 import { sortedSeries } from './text.ts';
@@ -140,8 +140,9 @@ export interface HistogramMessage {
 export interface MetricMessage {
   label: { name: string; value: string }[];
   gauge?: { value: number };
-  counter?: { value: number; created_timestamp: TimestampMessage };
+  counter?: { value: number; created_timestamp?: TimestampMessage };
   histogram?: HistogramMessage;
+  timestamp_ms?: number;
   summary?: { sample_count: number; sample_sum: number; created_timestamp: TimestampMessage };
 }
 
@@ -189,6 +190,11 @@ export function familyMessages(families: readonly Family[]): MetricFamilyMessage
     const metric = series.map(({ ps, s }): MetricMessage => {
       const label = ps.map(([name, value]) => ({ name, value }));
       if (s instanceof HistogramSeries) return { label, histogram: histogramMessage(s) };
+      if (s instanceof SampleSeries) {
+        const value = { value: s.value };
+        const at = s.timestampMs === undefined ? {} : { timestamp_ms: Math.round(s.timestampMs) };
+        return f.type === 'counter' ? { label, counter: value, ...at } : { label, gauge: value, ...at };
+      }
       if (s instanceof CounterSeries) return { label, counter: { value: s.value, created_timestamp: timestamp(s.created) } };
       if (s instanceof SummarySeries) return { label, summary: { sample_count: s.count, sample_sum: s.sum, created_timestamp: timestamp(s.created) } };
       return { label, gauge: { value: (s as GaugeSeries).value } };

@@ -6,7 +6,7 @@
  * hid and disabled (`registered_metrics_total`, `hidden_metrics_total`, `disabled_metrics_total`).
  */
 import { type CatalogueMetric, type MetricsPath, type StabilityLevel, catalogueMetric } from './catalogue.ts';
-import { CounterSeries, GaugeSeries, HistogramSeries, MetricVec, type Series, SummarySeries } from './metric.ts';
+import { CounterSeries, GaugeSeries, HistogramSeries, MetricVec, SampleSeries, type Series, SummarySeries } from './metric.ts';
 import { TimingRatioSeries } from './timing-ratio.ts';
 import { NativeHistogramSeries } from './native-histogram.ts';
 
@@ -109,6 +109,14 @@ export class Registry {
 
   gauge(name: string, help: string): MetricVec<GaugeSeries> {
     return this.#register(name, help, 'gauge', () => new GaugeSeries());
+  }
+
+  /**
+   * A catalogue `X` metric whose values a collector reads at scrape time (onCollect): counter or gauge samples that
+   * may carry the time of their reading.
+   */
+  collected(name: string, help: string, type: 'counter' | 'gauge'): MetricVec<SampleSeries> {
+    return this.#register(name, help, type, () => new SampleSeries());
   }
 
   /** A catalogue `T` metric: a histogram of a ratio weighted by the nanoseconds it held (see timing-ratio.ts). */

@@ -1,11 +1,11 @@
 /**
  * The Prometheus text exposition format 0.0.4 (prometheus/common `expfmt`): HELP and TYPE per family, labels sorted
  * by name, series sorted by their labels, histograms as cumulative `_bucket{le}` with `+Inf`, `_sum` and `_count`,
- * summaries (no quantiles) as `_sum` and `_count`,
+ * summaries (no quantiles) as `_sum` and `_count`, a collected sample with its timestamp in ms,
  * numbers as Go writes them.
  */
 import { goFloat } from './go-float.ts';
-import { CounterSeries, GaugeSeries, HistogramSeries, type Series, SummarySeries } from './metric.ts';
+import { CounterSeries, GaugeSeries, HistogramSeries, SampleSeries, type Series, SummarySeries } from './metric.ts';
 import type { Family } from './registry.ts';
 
 const escapeHelp = (s: string) => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
@@ -55,6 +55,8 @@ export function writeText(families: readonly Family[]): string {
         out.push(`${f.name}_sum${labelText(ps)} ${goFloat(s.sum)}`, `${f.name}_count${labelText(ps)} ${goFloat(s.count)}`);
       } else if (s instanceof SummarySeries) {
         out.push(`${f.name}_sum${labelText(ps)} ${goFloat(s.sum)}`, `${f.name}_count${labelText(ps)} ${goFloat(s.count)}`);
+      } else if (s instanceof SampleSeries) {
+        out.push(`${f.name}${labelText(ps)} ${goFloat(s.value)}${s.timestampMs === undefined ? '' : ` ${Math.round(s.timestampMs)}`}`);
       } else if (s instanceof CounterSeries || s instanceof GaugeSeries) {
         out.push(`${f.name}${labelText(ps)} ${goFloat(s.value)}`);
       }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../apimachinery/errors.ts';
 import { negotiateOutput, requestBodyType, patchType, parseIncludeObject } from './negotiation.ts';
-import { parseMediaType } from './media-type.ts';
+import { parseMediaType } from '../util/media-type.ts';
 
 const KUBECTL_TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 const KUBECTL_DISCOVERY =

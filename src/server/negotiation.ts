@@ -10,7 +10,7 @@ import { PROTOBUF_MEDIA_TYPE } from '../apimachinery/codec/protobuf.ts';
 import { newBadRequest, newNotAcceptable, newUnsupportedMediaType } from '../apimachinery/errors.ts';
 import { invalid } from '../apimachinery/field.ts';
 import { goParseBool } from '../apimachinery/strconv.ts';
-import { parseAccept, parseMediaType } from './media-type.ts';
+import { parseAccept, parseMediaType } from '../util/media-type.ts';
 
 export type OutputMediaType = 'application/json' | 'application/yaml';
 

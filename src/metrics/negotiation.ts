@@ -6,7 +6,7 @@
  * value seen in the clauses up to the deciding one, `underscores` by default; every name this server exports is a
  * legacy Prometheus name, which no escaping scheme changes, so it only labels the response.
  */
-import { parseAccept } from './media-type.ts';
+import { parseAccept } from '../util/media-type.ts';
 
 export type ExpositionFormat = 'text' | 'protobuf-delimited' | 'protobuf-text' | 'protobuf-compact';
 

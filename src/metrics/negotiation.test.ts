@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { negotiateExposition } from './metrics-negotiation.ts';
+import { negotiateExposition } from './negotiation.ts';
 
 const TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 const DELIMITED = 'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited';

@@ -2,9 +2,9 @@
  * Content negotiation of /statusz and /flagz (upstream `statusz/negotiate`, `flagz/negotiate`): plain text unless
  * the client asks for the structured `config.cluster.io/v1beta1` kind by all three Accept parameters g, v and as.
  * A JSON or YAML clause without them is skipped, as upstream's endpoint restrictions refuse to serve the structured
- * form unconverted; when no clause is left the answer is 406.
+ * form unconverted; when no clause is left the answer is 406 (the
+ * server's and the corelet's handlers write it, each with its own error writer).
  */
-import { newNotAcceptable } from '../../apimachinery/errors.ts';
 import { parseAccept } from '../media-type.ts';
 
 export const ZPAGES_GROUP = 'config.cluster.io';
@@ -12,14 +12,17 @@ export const ZPAGES_VERSION = 'v1beta1';
 export const ZPAGES_API_VERSION = `${ZPAGES_GROUP}/${ZPAGES_VERSION}`;
 
 /** What the endpoints can write, in upstream's order (its 406 message lists them so). */
-const ACCEPTED = ['application/json', 'application/yaml', 'text/plain'];
+export const ZPAGE_MEDIA_TYPES: readonly string[] = ['application/json', 'application/yaml', 'text/plain'];
 
 export type ZpageOutput = { format: 'text' } | { format: 'structured'; mediaType: 'application/json' | 'application/yaml'; pretty: boolean };
 
 const TEXT: ZpageOutput = Object.freeze({ format: 'text' });
 
-/** Picks the output for a request to the endpoint whose structured kind is `kind`; throws a 406 StatusError. */
-export function negotiateZpage(accept: string | undefined, kind: 'Statusz' | 'Flagz'): ZpageOutput {
+/**
+ * Picks the output for a request to the endpoint whose structured kind is `kind`; undefined when none can be served
+ * (the caller answers 406 Not Acceptable listing ZPAGE_MEDIA_TYPES).
+ */
+export function negotiateZpage(accept: string | undefined, kind: 'Statusz' | 'Flagz'): ZpageOutput | undefined {
   if (!accept || accept.trim() === '') return TEXT;
   for (const clause of parseAccept(accept)) {
     const anyType = clause.type === '*';
@@ -32,5 +35,5 @@ export function negotiateZpage(accept: string | undefined, kind: 'Statusz' | 'Fl
     if (clause.subType === 'json' || clause.subType === '*') return { format: 'structured', mediaType: 'application/json', pretty: p.get('pretty') === '1' };
     if (clause.subType === 'yaml') return { format: 'structured', mediaType: 'application/yaml', pretty: false };
   }
-  throw newNotAcceptable(ACCEPTED);
+  return undefined;
 }
