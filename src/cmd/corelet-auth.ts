@@ -26,7 +26,11 @@ import type { Attributes, Authorizer } from '../auth/authorizer/interface.ts';
 import { loadWebhookConnection, type WebhookConnection } from '../auth/authorizer/webhook/kubeconfig.ts';
 import { WebhookAuthorizer } from '../auth/authorizer/webhook/webhook.ts';
 import type { CoreletAuth } from '../corelet/auth.ts';
+import { versionInfo } from '../version.ts';
 import { FlagError } from './flagset.ts';
+
+/** kubelet's User-Agent form, as the corelet's other API server calls send it. */
+const USER_AGENT = `corelet/${versionInfo.gitVersion} (${versionInfo.platform}) kubernetes/${versionInfo.gitCommit.slice(0, 7)}`;
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'Webhook'] as const;
 
@@ -103,7 +107,7 @@ export function buildCoreletAuth(o: CoreletAuthOptions, kubeconfig: string, log:
   if (clientCA) authenticators.push(new X509Authenticator());
   if (o.tokenWebhook) {
     const tokens = new TokenUnion([
-      new LazyTokenAuthenticator(() => new WebhookTokenAuthenticator({ connection: apiConnection(kubeconfig, '/apis/authentication.k8s.io/v1/tokenreviews'), log: (m) => log(0, m) })),
+      new LazyTokenAuthenticator(() => new WebhookTokenAuthenticator({ connection: apiConnection(kubeconfig, '/apis/authentication.k8s.io/v1/tokenreviews'), log: (m) => log(0, m), userAgent: USER_AGENT })),
     ]);
     const ttl = o.tokenWebhookCacheTTLMs;
     authenticators.push(new BearerTokenAuthenticator(tokens, new CachedTokenAuthenticator(tokens, { successTTLMs: ttl, failureTTLMs: ttl })));
@@ -124,6 +128,7 @@ export function buildCoreletAuth(o: CoreletAuthOptions, kubeconfig: string, log:
               failurePolicy: 'NoOpinion',
               matchConditions: [],
               log: (m, err) => log(0, `${m}: ${err.message}`),
+              userAgent: USER_AGENT,
             }),
         )
       : alwaysAllow;

@@ -49,8 +49,8 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
   readonly #log: ((msg: string) => void) | undefined;
   readonly #observe: AttemptObserver;
 
-  constructor(o: { connection: WebhookConnection; timeoutMs?: number; backoff?: Backoff; log?: (msg: string) => void; observe?: AttemptObserver }) {
-    this.#client = new WebhookClient(o.connection, o.timeoutMs ?? 30_000, o.backoff);
+  constructor(o: { connection: WebhookConnection; timeoutMs?: number; backoff?: Backoff; log?: (msg: string) => void; observe?: AttemptObserver; userAgent?: string }) {
+    this.#client = new WebhookClient(o.connection, o.timeoutMs ?? 30_000, o.backoff, o.userAgent);
     this.#log = o.log;
     this.#observe = o.observe ?? (() => {});
   }
