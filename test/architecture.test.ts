@@ -59,8 +59,10 @@ const ALLOWED: Record<string, string[]> = {
   // A client of the API server (kubeconfig, REST, the EventRecorder): speaks the API types, knows no server part.
   client: ['apis', 'apimachinery', ...BASE],
   // The node agent: its own process, reading quantities (cel's parser) and names as the API server does, reaching
-  // the API server as a client, and serving its metrics from the same registry and catalogue.
-  corelet: ['apimachinery', 'cel', 'client', 'metrics', ...BASE],
+  // the API server as a client, serving its metrics from the same registry and catalogue, and authenticating and
+  // authorizing its own API with the authenticators and authorizers of auth (kubelet builds on apiserver's
+  // authentication and authorization packages the same way).
+  corelet: ['apimachinery', 'cel', 'client', 'metrics', 'auth', ...BASE],
   cmd: ['apis', 'apimachinery', 'storage', 'admission', 'auth', 'registry', 'server', 'metrics', 'tracing', 'cel', 'config', 'corelet', 'client', ...BASE],
 };
 

@@ -180,7 +180,7 @@ describe('corelet metrics endpoints', { skip }, () => {
     assert.equal(find(all, 'corelet_started_pods_errors_total')?.value, 0);
     assert.equal(find(all, 'corelet_containers_per_pod_count_bucket', { le: '1' })?.value, 1);
     assert.equal(find(all, 'corelet_cgroup_manager_duration_seconds_count', { operation_type: 'create' })?.value, 1);
-    assert.ok(find(all, 'corelet_http_requests_total', { path: 'healthz', method: 'GET', server_type: 'readonly', long_running: 'false' })!.value >= 1);
+    assert.ok(find(all, 'corelet_http_requests_total', { path: 'healthz', method: 'GET', server_type: 'readwrite', long_running: 'false' })!.value >= 1);
     assert.equal(find(all, 'corelet_http_inflight_requests', { path: 'metrics' })?.value, 1, 'this very scrape');
     assert.ok(find(all, 'corelet_http_requests_duration_seconds_count', { path: 'healthz' })!.value >= 1);
     assert.ok(find(all, 'cluster_build_info'));

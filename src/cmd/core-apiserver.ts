@@ -22,7 +22,7 @@ import { GROUP_MASTERS } from '../auth/authenticator/user.ts';
 import { X509Authenticator } from '../auth/authenticator/x509.ts';
 import { AnonymousFallback } from '../auth/authenticator/anonymous.ts';
 import { CertificateAnchors } from '../auth/authenticator/anchors.ts';
-import type { Authenticator } from '../auth/authenticator/interface.ts';
+import type { Authenticator, AuthenticatorRequest } from '../auth/authenticator/interface.ts';
 import { RequestHeaderAuthenticator, type RequestHeaderNames } from '../auth/authenticator/request-header.ts';
 import { BearerTokenAuthenticator, type TokenAuthenticator, TokenUnion } from '../auth/authenticator/token.ts';
 import { TokenFileAuthenticator } from '../auth/authenticator/token-file.ts';
@@ -34,6 +34,7 @@ import { UnionAuthorizer } from '../auth/authorizer/union.ts';
 import { ConfiguredAuthorizer } from './authorization.ts';
 import { AuthorizationMetrics } from './authorization-metrics.ts';
 import { registerAccessReviews } from '../registry/accessreviews/storage.ts';
+import { registerTokenReviews } from '../registry/tokenreviews/storage.ts';
 import { buildAdmissionChain } from './admission.ts';
 import { AdmissionMetrics } from '../server/admission-metrics.ts';
 import { GROUP as RBAC_GROUP } from '../apis/rbac/v1/types.ts';
@@ -126,7 +127,7 @@ function buildAuthenticator(
   jwt: readonly TokenAuthenticator[],
   anonymous: { enabled: boolean; paths?: readonly string[] },
   tokenCacheMetrics: TokenCacheMetrics | undefined,
-): { authenticator: Authenticator; tokens: TokenUnion; requestHeaders?: RequestHeaderNames; requestHeaderCA?: string } {
+): { authenticator: Authenticator; tokens: TokenUnion; bearer: BearerTokenAuthenticator; requestHeaders?: RequestHeaderNames; requestHeaderCA?: string } {
   const rh = opts.requestHeader;
   const requestHeaderCA = rh.clientCaFile ? loadRequestHeaderCaFile(rh.clientCaFile) : undefined;
   const authenticators: Authenticator[] = [];
@@ -145,11 +146,13 @@ function buildAuthenticator(
   const tokens = new TokenUnion();
   tokens.set([...(opts.tokenAuthFile ? [TokenFileAuthenticator.fromFile(opts.tokenAuthFile, (m) => log.warning(m))] : []), ...jwt]);
   // Upstream's token cache in front of the whole union (10 s for successes, single-flight for misses).
-  authenticators.push(new BearerTokenAuthenticator(tokens, new CachedTokenAuthenticator(tokens, { metrics: tokenCacheMetrics })));
+  const bearer = new BearerTokenAuthenticator(tokens, new CachedTokenAuthenticator(tokens, { metrics: tokenCacheMetrics }));
+  authenticators.push(bearer);
   const union = new UnionAuthenticator(authenticators);
   return {
     authenticator: anonymous.enabled ? new AnonymousFallback(union, anonymous.paths) : union,
     tokens,
+    bearer,
     ...(requestHeaders ? { requestHeaders } : {}),
     ...(requestHeaderCA ? { requestHeaderCA } : {}),
   };
@@ -295,6 +298,8 @@ export async function run(argv: string[]): Promise<number> {
     ...rbac.scopes,
     nodes.nodes.scope,
     ...registerAccessReviews({ authorizer: () => authorizer, ruleResolver: () => ruleResolver }),
+    // The bearer-token authenticators built below, asked as for a request that carries only the token.
+    ...registerTokenReviews({ authenticate: async (token) => authn.bearer.authenticate({ headers: { authorization: `Bearer ${token}` } } as AuthenticatorRequest) }),
   ];
   const apis = installAPIs(scopes, { referenceKinds: CORE_REFERENCE_KINDS, serverAddress: () => address });
   registerBuildInfo(metrics, versionInfo);

@@ -13,6 +13,7 @@ import { isDNS1123Subdomain } from '../apimachinery/validation/content.ts';
 import { Agent } from '../corelet/agent.ts';
 import { discoverCgroups } from '../corelet/cgroups.ts';
 import { registerNode } from '../corelet/register.ts';
+import { buildCoreletAuth, checkCoreletAuthFlags, type CoreletAuthOptions } from './corelet-auth.ts';
 import { parseFeatureGates } from './flags.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import { issueCertificate } from './x509gen.ts';
@@ -26,11 +27,19 @@ export function newCoreletFlagSet() {
       kubeconfig: fs.string('kubeconfig', '', 'Path to a kubeconfig file, specifying how to connect to the API server. Providing --kubeconfig enables API server mode, omitting --kubeconfig enables standalone mode.', s),
       hostnameOverride: fs.string('hostname-override', '', 'If non-empty, will use this string as identification instead of the actual hostname.', s),
       podManifestPath: fs.string('pod-manifest-path', '', 'Path to the directory containing static pod files to run.', s),
-      address: fs.ip('address', '127.0.0.1', 'The IP address for the corelet to serve on. (kubelet serves on 0.0.0.0; the corelet does not authenticate requests yet, so it stays on loopback unless told otherwise.)', s),
+      address: fs.ip('address', '127.0.0.1', 'The IP address for the corelet to serve on. (kubelet serves on 0.0.0.0; with kubelet\'s authentication defaults, --anonymous-auth=true and --authorization-mode=AlwaysAllow, anyone who reaches the port may do anything, so the corelet stays on loopback unless told otherwise: serve elsewhere with --client-ca-file, --authentication-token-webhook, --authorization-mode=Webhook and --anonymous-auth=false.)', s),
       port: fs.int('port', 10250, 'The port for the corelet to serve on.', s),
       cgroupRoot: fs.string('cgroup-root', '', 'Optional root cgroup to use for pods. Default: \'\', which means use the container runtime default.', s),
       tlsCertFile: fs.string('tls-cert-file', '', 'File containing x509 Certificate used for serving HTTPS. If not given, a self-signed certificate is generated for the node at start.', s),
       tlsKeyFile: fs.string('tls-private-key-file', '', 'File containing x509 private key matching --tls-cert-file.', s),
+      // Authentication and authorization of the corelet's API (kubelet's flags and their defaults without a config file).
+      anonymousAuth: fs.bool('anonymous-auth', true, 'Enables anonymous requests to the corelet server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.', s),
+      clientCAFile: fs.string('client-ca-file', '', 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.', s),
+      tokenWebhook: fs.bool('authentication-token-webhook', false, 'Use the TokenReview API to determine authentication for bearer tokens.', s),
+      tokenWebhookCacheTTL: fs.duration('authentication-token-webhook-cache-ttl', 120_000, 'The duration to cache responses from the webhook token authenticator.', s),
+      authorizationMode: fs.string('authorization-mode', 'AlwaysAllow', 'Authorization mode for corelet server. Valid options are AlwaysAllow or Webhook. Webhook mode uses the SubjectAccessReview API to determine authorization.', s),
+      authorizedTTL: fs.duration('authorization-webhook-cache-authorized-ttl', 300_000, "The duration to cache 'authorized' responses from the webhook authorizer.", s),
+      unauthorizedTTL: fs.duration('authorization-webhook-cache-unauthorized-ttl', 30_000, "The duration to cache 'unauthorized' responses from the webhook authorizer.", s),
       featureGates: fs.add<Record<string, boolean>>({ name: 'feature-gates', type: 'mapStringBool', default: {}, help: 'A set of key=value pairs that describe feature gates for alpha/experimental features.', section: 'Generic', parse: parseFeatureGates, format: formatGates }),
       verbosity: fs.level('v', 0, 'number for the log level verbosity', { section: 'Logs', shorthand: 'v' }),
       help: fs.bool('help', false, 'help for corelet', { section: 'Generic', shorthand: 'h' }),
@@ -56,8 +65,19 @@ export function parseCoreletFlags(argv: string[]) {
   if (flags.kubeconfig.value && !existsSync(flags.kubeconfig.value)) throw new FlagError(`--kubeconfig: ${flags.kubeconfig.value}: no such file`);
   if (/\s|\.\./.test(flags.cgroupRoot.value)) throw new FlagError(`--cgroup-root: invalid value ${JSON.stringify(flags.cgroupRoot.value)}: a relative cgroup path without blanks or ".."`);
   if (Boolean(flags.tlsCertFile.value) !== Boolean(flags.tlsKeyFile.value)) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
+  const auth: CoreletAuthOptions = {
+    anonymousAuth: flags.anonymousAuth.value,
+    clientCAFile: flags.clientCAFile.value,
+    tokenWebhook: flags.tokenWebhook.value,
+    tokenWebhookCacheTTLMs: flags.tokenWebhookCacheTTL.value,
+    authorizationMode: flags.authorizationMode.value,
+    authorizedTTLMs: flags.authorizedTTL.value,
+    unauthorizedTTLMs: flags.unauthorizedTTL.value,
+  };
+  checkCoreletAuthFlags(auth, flags.kubeconfig.value);
   featureGates.set(flags.featureGates.value);
   return {
+    auth,
     /** Every flag with its effective value, for /flagz. */
     flagValues: () => fs.flags().map((f) => ({ name: f.spec.name, value: f.spec.format(f.value), classified: f.spec.classified ?? false })),
     help: flags.help.value,
@@ -107,6 +127,13 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`Error: --tls-cert-file: ${(e as Error).message}\n`);
     return 1;
   }
+  let auth: ReturnType<typeof buildCoreletAuth>;
+  try {
+    auth = buildCoreletAuth(opts.auth, opts.kubeconfig, log);
+  } catch (e) {
+    process.stderr.write(`Error: ${(e as Error).message}\n`);
+    return 1;
+  }
   // API server mode: the Node's registration and the Events share one client; Events are recorded as kubelet's
   // are, by the agent (reportingController `corelet`) of this node (reportingInstance).
   let client: RestClient | undefined;
@@ -120,7 +147,7 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   const recorder = client ? new EventRecorder({ client, reportingController: 'corelet', reportingInstance: opts.nodeName, log: (level, msg) => log(level, `events: ${msg}`) }) : undefined;
-  const agent = new Agent({ nodeName: opts.nodeName, manifestPath: opts.manifestPath, cgroupRoot: opts.cgroupRoot, address: opts.address, port: opts.port, tls, log, cgroups, flags: opts.flagValues, ...(recorder ? { events: recorder } : {}) });
+  const agent = new Agent({ nodeName: opts.nodeName, manifestPath: opts.manifestPath, cgroupRoot: opts.cgroupRoot, address: opts.address, port: opts.port, tls, log, cgroups, flags: opts.flagValues, auth, ...(recorder ? { events: recorder } : {}) });
   try {
     await agent.start();
   } catch (e) {

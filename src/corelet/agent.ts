@@ -5,6 +5,7 @@
  * endpoint; `routes` maps paths to them).
  */
 import { existsSync, rmdirSync, watch, readdirSync, readFileSync, statSync, type FSWatcher } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { Cgroup, discoverCgroups, type CgroupEnv } from './cgroups.ts';
 import { parseManifest, type StaticPod } from './manifest.ts';
 import { PodRunner, type Logger } from './runtime.ts';
 import { discardEvents, type EventSink } from './event-sink.ts';
+import { authorizeRequest, type CoreletAuth } from './auth.ts';
 import { nodeRef } from './register.ts';
 import { CpuRates, cgroupCpu, cgroupIO, cgroupMemory, nodeCpu, nodeIO, nodeMemory, nodeRlimit } from './stats.ts';
 import type { FlagValue } from '../util/zpages/flagz.ts';
@@ -36,6 +38,11 @@ export interface AgentOptions {
   fileCheckMs?: number;
   /** Where Events go; none recorded when not given. */
   events?: EventSink;
+  /**
+   * Who may use the API (kubelet's auth filter, auth.ts); every request goes through it. `clientCA`: the
+   * handshake asks for a client certificate and verifies it against these authorities (--client-ca-file).
+   */
+  auth?: CoreletAuth & { clientCA?: string };
   /** The command line's flags with their values, for /flagz. */
   flags?: () => FlagValue[];
 }
@@ -111,7 +118,11 @@ export class Agent {
       await this.sync();
     }
     await this.#removeOrphanedPodCgroups();
-    this.#server = createServer({ cert: this.opts.tls.certPem, key: this.opts.tls.keyPem }, (req, res) => void serveRoute(this.routes, this.metrics.http, req, res));
+    const auth = this.opts.auth;
+    // A client certificate is asked for, never required: requests without one go on to tokens and anonymous.
+    const clientCerts = auth?.clientCA ? { requestCert: true, rejectUnauthorized: false, ca: auth.clientCA } : {};
+    const filter = auth ? (req: IncomingMessage, res: ServerResponse) => authorizeRequest(auth, this.opts.nodeName, req, res, this.opts.log) : undefined;
+    this.#server = createServer({ cert: this.opts.tls.certPem, key: this.opts.tls.keyPem, ...clientCerts }, (req, res) => void serveRoute(this.routes, this.metrics.http, req, res, filter));
     await new Promise<void>((resolve, reject) => {
       this.#server!.once('error', reject);
       this.#server!.listen(this.opts.port, this.opts.address, () => resolve());

@@ -61,4 +61,41 @@ describe('corelet routes and request metrics', () => {
       server.close();
     }
   });
+
+  it('runs the auth filter before any route (unknown paths included) and labels requests behind it readwrite', async () => {
+    const registry = new Registry({ version: '1.36.0' });
+    const metrics = new HttpMetrics(registry);
+    let served = 0;
+    const routes = new Map<string, RouteHandler>([['/healthz', (_req, res) => void (served++, res.end('ok'))]]);
+    const filter = async (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      if (req.headers.authorization === 'Bearer good') return true;
+      res.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('Unauthorized');
+      return false;
+    };
+    const server = createServer((req, res) => void serveRoute(routes, metrics, req, res, filter));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const get = (path: string, auth?: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path, headers: auth ? { authorization: auth } : {} }, (r) => {
+          let body = '';
+          r.on('data', (d) => (body += d));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+        })
+          .on('error', reject)
+          .end();
+      });
+    try {
+      assert.deepEqual(await get('/healthz'), { status: 401, body: 'Unauthorized' });
+      assert.deepEqual(await get('/nope'), { status: 401, body: 'Unauthorized' });
+      assert.equal(served, 0);
+      assert.deepEqual(await get('/healthz', 'Bearer good'), { status: 200, body: 'ok' });
+      assert.equal((await get('/nope', 'Bearer good')).status, 404);
+      const out = writeText(registry.collect());
+      assert.ok(out.includes('corelet_http_requests_total{long_running="false",method="GET",path="healthz",server_type="readwrite"} 2\n'), out);
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -44,8 +44,8 @@ export class HttpMetrics {
   }
 
   /** Counts one request; the returned function ends it. Labels in the catalogue's order: long_running, method, path, server_type. */
-  start(method: string, bucket: string): () => void {
-    const labels = [String(LONG_RUNNING.has(bucket)), METHODS.has(method) ? method : 'other', bucket, SERVER_TYPE] as const;
+  start(method: string, bucket: string, serverType: ServerType = 'readonly'): () => void {
+    const labels = [String(LONG_RUNNING.has(bucket)), METHODS.has(method) ? method : 'other', bucket, serverType] as const;
     this.#total.with(...labels).inc();
     const inflight = this.#inflight.with(...labels);
     inflight.inc();
@@ -57,17 +57,28 @@ export class HttpMetrics {
   }
 }
 
-/** kubelet's server type for a server without authentication (its read-only port); the corelet authenticates no one yet. */
-const SERVER_TYPE = 'readonly';
+/** kubelet's server type: `readwrite` for the server behind its auth filter, `readonly` for one without (its read-only port). */
+type ServerType = 'readonly' | 'readwrite';
 
-/** Serves a request from the table: 404 for unknown paths, 405 for other methods than GET (HEAD where the route allows). */
-export async function serveRoute(routes: ReadonlyMap<string, RouteHandler>, metrics: HttpMetrics | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/**
+ * Serves a request from the table: `filter` (the auth filter) first, as kubelet's container filters run before any
+ * route, then 404 for unknown paths, 405 for other methods than GET (HEAD where the route allows). A filter that
+ * answers the request itself returns false.
+ */
+export async function serveRoute(
+  routes: ReadonlyMap<string, RouteHandler>,
+  metrics: HttpMetrics | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+  filter?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
+): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!;
   const served = new Set([...routes.keys()].map(rootPath));
-  const done = metrics?.start(req.method ?? '', pathBucket(path, served));
+  const done = metrics?.start(req.method ?? '', pathBucket(path, served), filter ? 'readwrite' : 'readonly');
   res.once('close', () => done?.());
   const route = routes.get(path) ?? routes.get(path.replace(/\/+$/, ''));
   try {
+    if (filter && !(await filter(req, res))) return;
     if (!route) return sendText(res, 404, '404 page not found\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, '405 method not allowed\n');
     await route(req, res);

@@ -110,3 +110,28 @@ test('HELP is the stability prefix alone, as upstream registers these metrics wi
   assert.match(text, /^# TYPE authentication_token_cache_active_fetch_count gauge$/m);
   assert.match(text, /^# TYPE authentication_token_cache_request_duration_seconds histogram$/m);
 });
+
+test("with a failure TTL (kubelet's webhook token cache) refusals are kept for it too, successes for their own TTL", async () => {
+  let now = 0;
+  let calls = 0;
+  const cache = new CachedTokenAuthenticator(
+    {
+      authenticateToken: (t) => {
+        calls++;
+        return Promise.resolve(t === 'good' ? alice : { user: null, error: null });
+      },
+    },
+    { now: () => now, successTTLMs: 120_000, failureTTLMs: 60_000 },
+  );
+  assert.equal((await cache.authenticateToken('bad')).user, null);
+  assert.equal((cache.authenticateToken('bad') as AuthenticationResult).user, null, 'the refusal is served from the cache');
+  assert.equal(await cache.authenticateToken('good'), alice);
+  assert.equal(calls, 2);
+  now += 60_000;
+  await cache.authenticateToken('bad');
+  assert.equal(cache.authenticateToken('good'), alice);
+  assert.equal(calls, 3, 'the refusal expired after the failure TTL, the success is still kept');
+  now += 60_000;
+  await cache.authenticateToken('good');
+  assert.equal(calls, 4);
+});

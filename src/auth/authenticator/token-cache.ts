@@ -44,6 +44,11 @@ export interface TokenCacheRecorder {
 export interface CachedTokenAuthenticatorOptions {
   /** How long a success is reused; upstream's 10 s. */
   readonly successTTLMs?: number;
+  /**
+   * How long a refusal (or an error) is reused; kube-apiserver's 0 keeps none. kubelet's webhook token authenticator
+   * uses its cache TTL for both sides (`--authentication-token-webhook-cache-ttl`).
+   */
+  readonly failureTTLMs?: number;
   readonly now?: () => number;
   readonly metrics?: TokenCacheRecorder | undefined;
 }
@@ -62,6 +67,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   /** The secret in front of every token hashed into a key (fixed length, so key and token cannot run together). */
   readonly #secret = `${randomBytes(32).toString('base64')}|`;
   readonly #ttl: number;
+  readonly #failureTTL: number;
   readonly #now: () => number;
   readonly #metrics: TokenCacheRecorder | undefined;
 
@@ -70,6 +76,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     opts: CachedTokenAuthenticatorOptions = {},
   ) {
     this.#ttl = opts.successTTLMs ?? SUCCESS_TTL_MS;
+    this.#failureTTL = opts.failureTTLMs ?? 0;
     this.#now = opts.now ?? Date.now;
     this.#metrics = opts.metrics;
   }
@@ -141,10 +148,11 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
 
   #settle(key: string, result: AuthenticationResult): AuthenticationResult {
     this.#metrics?.fetchDone(!result.error);
-    // Only successes are kept (kube-apiserver's failure TTL is 0): a refused token is asked again next time.
-    if (result.user && this.#ttl > 0) {
+    // With kube-apiserver's failure TTL of 0 only successes are kept: a refused token is asked again next time.
+    const ttl = result.user ? this.#ttl : this.#failureTTL;
+    if (ttl > 0) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-      this.#entries.set(key, { result, expires: this.#now() + this.#ttl });
+      this.#entries.set(key, { result, expires: this.#now() + ttl });
     }
     return result;
   }

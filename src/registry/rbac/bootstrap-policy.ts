@@ -88,6 +88,19 @@ export const BOOTSTRAP_CLUSTER_ROLES: ClusterRole[] = [
   // The Node authorizer's rules as a role, bound to nobody by default (upstream since 1.8): the Node authorizer is
   // what lets nodes in; binding this role gives the same rules through RBAC (NodeRestriction still limits nodes).
   clusterRole('system:node', NODE_RULES.map((r) => ({ ...r, verbs: [...r.verbs], apiGroups: [...(r.apiGroups ?? [])], resources: [...(r.resources ?? [])] }))),
+  // What a server that delegates authentication and authorization to this one needs (a node agent with
+  // --authentication-token-webhook and --authorization-mode=Webhook, an aggregated API server); bound to nobody.
+  clusterRole('system:auth-delegator', [
+    { verbs: ['create'], apiGroups: ['authentication.k8s.io', 'authentication.cluster.io'], resources: ['tokenreviews'] },
+    { verbs: ['create'], apiGroups: REVIEW_GROUPS, resources: ['subjectaccessreviews'] },
+  ]),
+  // Everything on the node agents' API: for the identity the node proxy presents to them (--kubelet-client-certificate)
+  // when it is not in system:masters; bound to nobody, as upstream (installers bind it).
+  clusterRole('system:kubelet-api-admin', [
+    { verbs: READ, apiGroups: [''], resources: ['nodes'] },
+    { verbs: ['proxy'], apiGroups: [''], resources: ['nodes'] },
+    { verbs: ['*'], apiGroups: [''], resources: ['nodes/proxy', 'nodes/metrics', 'nodes/spec', 'nodes/stats', 'nodes/log'] },
+  ]),
 ];
 
 export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: ClusterRoleBinding[] = [

@@ -16,7 +16,7 @@ export interface QueryParam {
 }
 
 export interface OperationSpec {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options';
   operationId: string;
   description: string;
   tag: string;
@@ -25,6 +25,9 @@ export interface OperationSpec {
   gvk?: { group: string; version: string; kind: string };
   query: QueryParam[];
   body?: { definition: string; contentTypes: string[]; required: boolean };
+  /** What a connect operation takes without a body parameter: any media type. */
+  consumes?: string[];
+  /** `definition` '' is a plain string schema (a connect operation's answer). */
   responses: { code: string; description: string; definition: string }[];
   produces: string[];
 }
@@ -32,6 +35,8 @@ export interface OperationSpec {
 export interface PathSpec {
   path: string;
   pathParams: { name: string; description: string }[];
+  /** Query parameters of every operation of the path, listed once at path level (a connect path's `path`). */
+  queryParams?: QueryParam[];
   operations: OperationSpec[];
 }
 
@@ -197,7 +202,75 @@ export function resourcePaths(info: APIResourceInfo, definition: string, listDef
       operations: [op('get', `watch${gvName}${scoped}${kind}`, 'watch', 'W', `watch changes to the named ${kind}; ${deprecated}, filtered by fieldSelector`, ok(WATCH_EVENT), watchProduces)],
     });
   }
+  for (const sub of info.subresources ?? []) paths.push(...subresourcePaths(info, sub, { base, baseParams, gvName, scoped, definition, op, ok, objectBody }));
   return paths;
+}
+
+type Op = (
+  method: OperationSpec['method'],
+  id: string,
+  action: string,
+  k: Kind,
+  description: string,
+  responses: OperationSpec['responses'],
+  produces: string[],
+  body?: OperationSpec['body'],
+) => OperationSpec;
+
+/** Upstream's connect methods, as its OpenAPI lists them for a connect subresource (`nodes/proxy`). */
+const CONNECT_METHODS = ['delete', 'get', 'head', 'options', 'patch', 'post', 'put'] as const;
+
+/**
+ * A subresource's paths as upstream's installer writes them: `status` with read, patch and replace of the parent
+ * kind; a connect subresource (its kind an `…Options`, e.g. NodeProxyOptions) with every connect method, at
+ * `{name}/<sub>` and `{name}/<sub>/{path}`, answering any media type as a string.
+ */
+function subresourcePaths(
+  info: APIResourceInfo,
+  sub: { name: string; kind: string; verbs: string[] },
+  c: { base: string; baseParams: { name: string; description: string }[]; gvName: string; scoped: string; definition: string; op: Op; ok: (def: string, ...extra: [string, string][]) => OperationSpec['responses']; objectBody: NonNullable<OperationSpec['body']> },
+): PathSpec[] {
+  const { kind, group, version } = info;
+  const upper = sub.name.charAt(0).toUpperCase() + sub.name.slice(1);
+  if (sub.kind.endsWith('Options')) {
+    const connectOps = (withPath: boolean): OperationSpec[] =>
+      CONNECT_METHODS.map((m) => {
+        const verb = m.charAt(0).toUpperCase() + m.slice(1);
+        return {
+          method: m,
+          operationId: `connect${c.gvName}${verb}${c.scoped}${kind}${upper}${withPath ? 'WithPath' : ''}`,
+          description: `connect ${m.toUpperCase()} requests to ${sub.name} of ${kind}`,
+          tag: tagOf(group, version),
+          action: 'connect',
+          gvk: { group, version, kind: sub.kind },
+          query: [],
+          consumes: ['*/*'],
+          responses: [{ code: '200', description: 'OK', definition: '' }],
+          produces: ['*/*'],
+        };
+      });
+    const pathQuery: QueryParam[] = [{ name: 'path', type: 'string', description: `Path is the URL path to use for the current ${sub.name} request to ${kind.toLowerCase()}.` }];
+    const nameParam = { name: 'name', description: `name of the ${sub.kind}` };
+    return [
+      { path: `${c.base}/{name}/${sub.name}`, pathParams: [...c.baseParams, nameParam], queryParams: pathQuery, operations: connectOps(false) },
+      {
+        path: `${c.base}/{name}/${sub.name}/{path}`,
+        pathParams: [...c.baseParams, nameParam, { name: 'path', description: 'path to the resource' }],
+        queryParams: pathQuery,
+        operations: connectOps(true),
+      },
+    ];
+  }
+  const has = (v: string) => sub.verbs.includes(v);
+  const ops: OperationSpec[] = [];
+  const id = (verb: string) => `${verb}${c.gvName}${c.scoped}${kind}${upper}`;
+  if (has('get')) ops.push(c.op('get', id('read'), 'get', 'R', `read ${sub.name} of the specified ${kind}`, c.ok(c.definition), JSON_YAML));
+  if (has('patch'))
+    ops.push(
+      c.op('patch', id('patch'), 'patch', 'P', `partially update ${sub.name} of the specified ${kind}`, c.ok(c.definition, ['201', 'Created']), JSON_YAML, { definition: PATCH, contentTypes: PATCH_TYPES, required: true }),
+    );
+  if (has('update')) ops.push(c.op('put', id('replace'), 'put', 'U', `replace ${sub.name} of the specified ${kind}`, c.ok(c.definition, ['201', 'Created']), JSON_YAML, c.objectBody));
+  return ops.length ? [{ path: `${c.base}/{name}/${sub.name}`, pathParams: [...c.baseParams, { name: 'name', description: `name of the ${kind}` }], operations: ops }] : [];
 }
 
 /** Definitions every group version document needs besides its resources' own. */

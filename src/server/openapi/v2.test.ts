@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import YAML from 'yaml';
 import { eventDefinition } from '../../registry/events/storage.ts';
 import { openAPIResourceOf } from './types.ts';
+import { nodeDefinition } from '../../registry/nodes/storage.ts';
 
 const EVENTS_RESOURCE = openAPIResourceOf(eventDefinition(0));
 import { ProtoWriter } from './protobuf.ts';
@@ -198,4 +199,38 @@ test('protobuf encoder: other schema keywords, boolean additionalProperties, unk
   assert.equal(varint(s, SCHEMA.maxLength), 5n);
   assert.deepEqual(subs(s, SCHEMA.enum).map((any) => YAML.parse(str(any, 2)!)), ['a', 'b']);
   assert.throws(() => swaggerV2Protobuf({ ...doc, definitions: { X: { type: 'object', nope: 1 } } }), /unsupported key nope in schema/);
+});
+
+test("Node's status and proxy subresources: upstream's paths, operation ids, connect methods and parameters", () => {
+  const node = openAPIResourceOf(nodeDefinition());
+  const info = { ...node.info, subresources: [{ name: 'proxy', kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] }, { name: 'status', kind: 'Node', verbs: ['get', 'patch', 'update'] }] };
+  const doc = swaggerV2([{ ...node, info }]) as Json;
+  const status = doc['paths']['/api/v1/nodes/{name}/status'];
+  assert.deepEqual(Object.keys(status).sort(), ['get', 'parameters', 'patch', 'put']);
+  assert.deepEqual([status['get']['operationId'], status['patch']['operationId'], status['put']['operationId']], ['readCoreV1NodeStatus', 'patchCoreV1NodeStatus', 'replaceCoreV1NodeStatus']);
+  assert.equal(status['put']['description'], 'replace status of the specified Node');
+  assert.deepEqual(status['get']['x-kubernetes-group-version-kind'], { group: '', kind: 'Node', version: 'v1' });
+  for (const path of ['/api/v1/nodes/{name}/proxy', '/api/v1/nodes/{name}/proxy/{path}']) {
+    const item = doc['paths'][path];
+    const suffix = path.endsWith('{path}') ? 'WithPath' : '';
+    assert.deepEqual(Object.keys(item).filter((k) => k !== 'parameters'), ['delete', 'get', 'head', 'options', 'patch', 'post', 'put']);
+    assert.deepEqual(item['get'], {
+      description: 'connect GET requests to proxy of Node',
+      consumes: ['*/*'],
+      produces: ['*/*'],
+      tags: ['core_v1'],
+      operationId: `connectCoreV1GetNodeProxy${suffix}`,
+      responses: { '200': { description: 'OK', schema: { type: 'string' } }, '401': { description: 'Unauthorized' } },
+      'x-kubernetes-action': 'connect',
+      'x-kubernetes-group-version-kind': { group: '', kind: 'NodeProxyOptions', version: 'v1' },
+    });
+    assert.deepEqual(
+      item['parameters'].map((p: Json) => `${p['in']}:${p['name']}`),
+      suffix ? ['path:name', 'path:path', 'query:path'] : ['path:name', 'query:path'],
+    );
+    assert.equal(item['parameters'].at(-1)['description'], 'Path is the URL path to use for the current proxy request to node.');
+  }
+  // The protobuf document carries every path too.
+  const paths = named(sub(decode(swaggerV2Protobuf(doc)), DOC.paths), PATHS.path);
+  assert.deepEqual([...paths.keys()], Object.keys(doc['paths']));
 });

@@ -17,11 +17,11 @@ function renderOperation(op: OperationSpec): Json {
   if (op.body) parameters.push({ name: 'body', in: 'body', ...(op.body.required ? { required: true } : {}), schema: { $ref: refTo('v2', op.body.definition) } });
   for (const q of op.query) parameters.push({ name: q.name, in: 'query', description: q.description, type: q.type, uniqueItems: true });
   const responses: Json = {};
-  for (const r of op.responses) responses[r.code] = { description: r.description, schema: { $ref: refTo('v2', r.definition) } };
+  for (const r of op.responses) responses[r.code] = { description: r.description, schema: r.definition ? { $ref: refTo('v2', r.definition) } : { type: 'string' } };
   responses['401'] = { description: 'Unauthorized' };
   return {
     description: op.description,
-    ...(op.body ? { consumes: op.body.contentTypes } : {}),
+    ...(op.body ? { consumes: op.body.contentTypes } : op.consumes ? { consumes: op.consumes } : {}),
     produces: op.produces,
     tags: [op.tag],
     operationId: op.operationId,
@@ -37,15 +37,11 @@ function renderPaths(paths: PathSpec[]): Json {
     paths.map((p) => {
       const item: Json = {};
       for (const op of p.operations) item[op.method] = renderOperation(op);
-      if (p.pathParams.length > 0) {
-        item['parameters'] = p.pathParams.map((pp) => ({
-          name: pp.name,
-          in: 'path',
-          description: pp.description,
-          required: true,
-          type: 'string',
-          uniqueItems: true,
-        }));
+      if (p.pathParams.length > 0 || p.queryParams?.length) {
+        item['parameters'] = [
+          ...p.pathParams.map((pp) => ({ name: pp.name, in: 'path', description: pp.description, required: true, type: 'string', uniqueItems: true })),
+          ...(p.queryParams ?? []).map((q) => ({ name: q.name, in: 'query', description: q.description, type: q.type, uniqueItems: true })),
+        ];
       }
       return [p.path, item];
     }),

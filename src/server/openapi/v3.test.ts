@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventDefinition } from '../../registry/events/storage.ts';
 import { openAPIResourceOf } from './types.ts';
+import { nodeDefinition } from '../../registry/nodes/storage.ts';
 
 const EVENTS_RESOURCE = openAPIResourceOf(eventDefinition(0));
 import { openAPIV3Document, openAPIV3Index } from './v3.ts';
@@ -146,4 +147,17 @@ test('a document only holds the resources of its group version; cluster-scoped r
   assert.deepEqual(Object.keys(core['paths']), ['/api/v1/', '/api/v1/events', '/api/v1/events/{name}', '/api/v1/watch/events', '/api/v1/watch/events/{name}']);
   assert.equal(core['paths']['/api/v1/events/{name}']['get']['operationId'], 'readCoreV1Event');
   assert.equal(core['paths']['/api/v1/events']['get']['tags'][0], 'core_v1');
+});
+
+test("v3: Node's status and proxy subresources, connect answers any media type as a string", () => {
+  const node = openAPIResourceOf(nodeDefinition());
+  const info = { ...node.info, subresources: [{ name: 'proxy', kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] }, { name: 'status', kind: 'Node', verbs: ['get', 'patch', 'update'] }] };
+  const core = openAPIV3Document('v1', [{ ...node, info }]) as Json;
+  assert.deepEqual(Object.keys(core['paths']['/api/v1/nodes/{name}/status']).sort(), ['get', 'parameters', 'patch', 'put']);
+  assert.deepEqual(core['paths']['/api/v1/nodes/{name}/status']['put']['requestBody']['content']['application/json'], { schema: { $ref: '#/components/schemas/io.k8s.api.core.v1.Node' } });
+  const proxy = core['paths']['/api/v1/nodes/{name}/proxy/{path}'];
+  assert.equal(proxy['post']['operationId'], 'connectCoreV1PostNodeProxyWithPath');
+  assert.deepEqual(proxy['post']['responses']['200'], { description: 'OK', content: { '*/*': { schema: { type: 'string' } } } });
+  assert.equal(proxy['post']['requestBody'], undefined);
+  assert.deepEqual(proxy['parameters'].map((p: Json) => `${p['in']}:${p['name']}`), ['path:name', 'path:path', 'query:path']);
 });

@@ -20,8 +20,9 @@ export function openAPIV3Index(groupVersions: { path: string; hash: string }[]):
   };
 }
 
+/** `definition` '' is a plain string (a connect operation's answer). */
 const content = (types: string[], definition: string): Json =>
-  Object.fromEntries(types.map((t) => [t, { schema: { $ref: refTo('v3', definition) } }]));
+  Object.fromEntries(types.map((t) => [t, { schema: definition ? { $ref: refTo('v3', definition) } : { type: 'string' } }]));
 
 function renderOperation(op: OperationSpec): Json {
   const responses: Json = {};
@@ -45,8 +46,11 @@ export function renderPathsV3(paths: PathSpec[]): Json {
   return Object.fromEntries(
     paths.map((p) => {
       const item: Json = {};
-      if (p.pathParams.length > 0) {
-        item['parameters'] = p.pathParams.map((pp) => ({ name: pp.name, in: 'path', description: pp.description, required: true, schema: { type: 'string' } }));
+      if (p.pathParams.length > 0 || p.queryParams?.length) {
+        item['parameters'] = [
+          ...p.pathParams.map((pp) => ({ name: pp.name, in: 'path', description: pp.description, required: true, schema: { type: 'string' } })),
+          ...(p.queryParams ?? []).map((q) => ({ name: q.name, in: 'query', description: q.description, schema: { type: q.type } })),
+        ];
       }
       for (const op of p.operations) item[op.method] = renderOperation(op);
       return [p.path, item];

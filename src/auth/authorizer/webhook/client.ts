@@ -46,7 +46,11 @@ export class WebhookClient {
   readonly #timeoutMs: number;
   readonly #backoff: Backoff;
 
-  constructor(conn: WebhookConnection, timeoutMs: number, backoff: Backoff = DEFAULT_BACKOFF) {
+  readonly #userAgent: string;
+
+  /** `userAgent`: who calls (the node agent calls the API server with these clients too). */
+  constructor(conn: WebhookConnection, timeoutMs: number, backoff: Backoff = DEFAULT_BACKOFF, userAgent = 'core-apiserver') {
+    this.#userAgent = userAgent;
     this.#conn = conn;
     this.#timeoutMs = timeoutMs;
     this.#backoff = backoff;
@@ -101,7 +105,7 @@ export class WebhookClient {
       'content-type': 'application/json',
       accept: 'application/json, */*',
       'content-length': String(Buffer.byteLength(body)),
-      'user-agent': 'core-apiserver',
+      'user-agent': this.#userAgent,
     };
     if (this.#conn.token !== undefined) headers.authorization = `Bearer ${this.#conn.token}`;
     return new Promise<unknown>((resolve, reject) => {

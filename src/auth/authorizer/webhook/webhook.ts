@@ -49,6 +49,8 @@ export interface WebhookAuthorizerOptions {
   readonly cacheSize?: number;
   readonly now?: () => number;
   readonly log?: (message: string, err: Error) => void;
+  /** The User-Agent of the calls (default `core-apiserver`). */
+  readonly userAgent?: string;
 }
 
 const MAX_CONTROLLED_ATTR_CACHE_SIZE = 10_000;
@@ -61,7 +63,7 @@ export class WebhookAuthorizer implements Authorizer {
 
   constructor(o: WebhookAuthorizerOptions) {
     this.#o = o;
-    this.#client = new WebhookClient(o.connection, o.timeoutMs, o.backoff);
+    this.#client = new WebhookClient(o.connection, o.timeoutMs, o.backoff, o.userAgent);
     this.#cache = new LRUExpireCache(o.cacheSize ?? 8192, o.now);
     this.#decisionOnError = o.failurePolicy === 'Deny' ? 'Deny' : 'NoOpinion';
   }
