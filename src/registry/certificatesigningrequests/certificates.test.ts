@@ -46,7 +46,7 @@ describe('CertificateSigningRequest validation', () => {
   it('refuses a request whose signature does not verify', async () => {
     const a = await makeCSR(CLIENT);
     const der = Buffer.from(a.csrPem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
-    der[der.length - 5] ^= 0xff;
+    der[der.length - 5] = der[der.length - 5]! ^ 0xff;
     const pem = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
     assert.throws(() => parseCSR(pem), /verification failure|asn1/);
   });

@@ -3,6 +3,7 @@
  * `pkg/registry/certificates/certificates/storage`) with the `status` and `approval` subresources, each a store over
  * the same watch cache with its own strategy.
  */
+import { CSR_PROTOBUF } from '../../apis/certificates/v1/protobuf.ts';
 import { CSR, CSR_DEFS, CSR_LIST } from '../../apis/certificates/v1/schema.ts';
 import { CSR_KIND, CSR_RESOURCE, GROUP, VERSION, type CertificateSigningRequest } from '../../apis/certificates/v1/types.ts';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
@@ -32,6 +33,7 @@ export function csrDefinition(): ResourceDefinition<CertificateSigningRequest> {
     definition: CSR,
     listDefinition: CSR_LIST,
     table: CSR_TABLE,
+    protobuf: CSR_PROTOBUF,
   };
 }
 
