@@ -1,7 +1,8 @@
 /**
- * The Table of CertificateSigningRequests (upstream `printers.go` printCertificateSigningRequest): Name, Age,
+ * The Table of CertificateSigningRequests (upstream `printers.go` printCertificateSigningRequest; the columns carry the fields' docs, as upstream's): Name, Age,
  * SignerName, Requestor, RequestedDuration, Condition (`Pending`, `Approved`, `Denied`, then `,Failed` and `,Issued`).
  */
+import { CONDITIONS_DOC, EXPIRATION_SECONDS_DOC, REQUEST_DOC, SIGNER_NAME_DOC } from '../../apis/certificates/v1/schema.ts';
 import type { CertificateSigningRequest } from '../../apis/certificates/v1/types.ts';
 import type { TableColumnDefinition } from '../../apis/meta/v1/types.ts';
 import { humanDuration } from '../../apimachinery/duration-human.ts';
@@ -12,10 +13,10 @@ const col = (name: string, description: string, format = ''): TableColumnDefinit
 export const CSR_COLUMNS: TableColumnDefinition[] = [
   col('Name', 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.', 'name'),
   col('Age', 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.'),
-  col('SignerName', 'Name of the signer to which the request was sent'),
-  col('Requestor', 'Name of requestor'),
-  col('RequestedDuration', 'Requested duration of the issued certificate'),
-  col('Condition', 'State of the signing request'),
+  col('SignerName', SIGNER_NAME_DOC),
+  col('Requestor', REQUEST_DOC),
+  col('RequestedDuration', EXPIRATION_SECONDS_DOC),
+  col('Condition', CONDITIONS_DOC),
 ];
 
 /** Upstream extractCSRStatus. */

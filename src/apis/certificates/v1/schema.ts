@@ -12,6 +12,12 @@ const CSR_SPEC = 'io.k8s.api.certificates.v1.CertificateSigningRequestSpec';
 const CSR_STATUS = 'io.k8s.api.certificates.v1.CertificateSigningRequestStatus';
 const CSR_CONDITION = 'io.k8s.api.certificates.v1.CertificateSigningRequestCondition';
 
+/** Field docs the Table columns reuse (upstream's columns carry the fields' SwaggerDoc). */
+export const SIGNER_NAME_DOC = 'signerName indicates the requested signer, and is a qualified name.';
+export const REQUEST_DOC = 'request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.';
+export const EXPIRATION_SECONDS_DOC = 'expirationSeconds is the requested duration of validity of the issued certificate. The certificate signer may issue a certificate with a different validity duration so a client must check the delta between the notBefore and and notAfter fields in the issued certificate to determine the actual duration.';
+export const CONDITIONS_DOC = 'conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed".';
+
 const bytes = (description: string) => ({ type: 'string' as const, format: 'byte' as const, description });
 
 export const csrDefinitions: Definition[] = [
