@@ -237,7 +237,7 @@ function newServerFlagSet() {
     kubeletCertificateAuthority: fs.string('kubelet-certificate-authority', '', 'Path to a cert file for the certificate authority.', { section: 'Misc' }),
     kubeletPreferredAddressTypes: stringSlice(fs, 'kubelet-preferred-address-types', 'List of the preferred NodeAddressTypes to use for kubelet connections.', 'Misc', ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP']),
     clusterSigningCertFile: fs.string('cluster-signing-cert-file', '', 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates (kube-controller-manager\'s flag; default: the generated cluster CA).', { section: 'Misc' }),
-    clusterSigningKeyFile: fs.string('cluster-signing-key-file', '', 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates (kube-controller-manager\'s flag; default: the generated cluster CA\'s key).', { section: 'Misc' }),
+    clusterSigningKeyFile: fs.string('cluster-signing-key-file', '', 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates (kube-controller-manager\'s flag; here an ECDSA P-256 key; default: the generated cluster CA\'s key).', { section: 'Misc' }),
     clusterSigningDuration: fs.duration('cluster-signing-duration', 365 * 86_400_000, 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.', { section: 'Misc' }),
     eventTtl: fs.duration('event-ttl', 3_600_000, 'Amount of time to retain events.', { section: 'Misc' }),
     verbosity: fs.level('v', 0, 'number for the log level verbosity', { section: 'Logs', shorthand: 'v' }),
