@@ -29,7 +29,7 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
 
 test('ensurePki issues a CA, a serving and an admin certificate with the right contents', () => withDir(async (dir) => {
   const pki = await ensurePki(join(dir, 'data'), { hosts: ['10.1.2.3', '0.0.0.0'] });
-  assert.deepEqual(pki.issued, ['ca', 'serving', 'admin']);
+  assert.deepEqual(pki.issued, ['ca', 'serving', 'admin', 'bootstrap']);
   const ca = new X509Certificate(pki.caCertPem);
   const server = new X509Certificate(pki.serverCertPem);
   const admin = new X509Certificate(pki.adminCertPem);
@@ -101,7 +101,7 @@ test('damaged or mismatched files are replaced; a new CA re-issues everything', 
 
   writeFileSync(first.paths.caCert, 'garbage');
   const third = await ensurePki(dir, { hosts: [] });
-  assert.deepEqual(third.issued, ['ca', 'serving', 'admin']);
+  assert.deepEqual(third.issued, ['ca', 'serving', 'admin', 'bootstrap']);
   assert.ok(new X509Certificate(third.serverCertPem).verify(new X509Certificate(third.caCertPem).publicKey));
 }));
 

@@ -14,6 +14,9 @@ import { importSigningKey, issueCertificate, keyMatchesCertificate, parseCertifi
 import type { CertSpec, SigningKey } from './x509gen.ts';
 
 export const CA_COMMON_NAME = 'core-apiserver-ca';
+/** Upstream's bootstrap identities are `system:bootstrap:<token-id>` in `system:bootstrappers`; this one is a certificate. */
+export const BOOTSTRAP_USER = 'system:bootstrap:corelet';
+export const BOOTSTRAP_GROUP = 'system:bootstrappers';
 const CA_DAYS = 3650;
 const LEAF_DAYS = 365;
 /** Re-issue a certificate when less than this remains, so that a restart renews it before it lapses. */
@@ -32,6 +35,9 @@ export interface PkiPaths {
   serverKey: string;
   adminCert: string;
   adminKey: string;
+  /** The node TLS bootstrap credential (CN=system:bootstrap:corelet, O=system:bootstrappers). */
+  bootstrapCert: string;
+  bootstrapKey: string;
 }
 
 /** The server's PKI. Client certificates are verified against `caCertPem`. */
@@ -41,6 +47,9 @@ export interface Pki {
   serverKeyPem: string;
   adminCertPem: string;
   adminKeyPem: string;
+  caKeyPem: string;
+  bootstrapCertPem: string;
+  bootstrapKeyPem: string;
   paths: PkiPaths;
   /** What this call (re)issued: any of 'ca', 'serving', 'admin'; empty when everything was reused. */
   issued: string[];
@@ -68,6 +77,8 @@ export async function ensurePki(dataDir: string, opts: { hosts: string[] }): Pro
     serverKey: join(dir, 'apiserver.key'),
     adminCert: join(dir, 'admin.crt'),
     adminKey: join(dir, 'admin.key'),
+    bootstrapCert: join(dir, 'bootstrap.crt'),
+    bootstrapKey: join(dir, 'bootstrap.key'),
   };
   const issued: string[] = [];
   const hosts = servingHosts(opts.hosts);
@@ -94,6 +105,11 @@ export async function ensurePki(dataDir: string, opts: { hosts: string[] }): Pro
       spec: { subject: [{ O: ['system:masters'] }, { CN: ['admin'] }], validDays: LEAF_DAYS, clientAuth: true },
       check: (c) => signedByCa(c) || (/^O=system:masters\nCN=admin$/.test(c.subject) ? '' : `its subject is ${JSON.stringify(c.subject)}`),
     },
+    {
+      what: 'bootstrap', certPath: paths.bootstrapCert, keyPath: paths.bootstrapKey,
+      spec: { subject: [{ O: [BOOTSTRAP_GROUP] }, { CN: [BOOTSTRAP_USER] }], validDays: LEAF_DAYS, clientAuth: true },
+      check: (c) => signedByCa(c) || (c.subject === `O=${BOOTSTRAP_GROUP}\nCN=${BOOTSTRAP_USER}` ? '' : `its subject is ${JSON.stringify(c.subject)}`),
+    },
   ];
   const pems: Record<string, { certPem: string; keyPem: string }> = {};
   for (const leaf of leaves) {
@@ -114,6 +130,9 @@ export async function ensurePki(dataDir: string, opts: { hosts: string[] }): Pro
     serverKeyPem: pems.serving!.keyPem,
     adminCertPem: pems.admin!.certPem,
     adminKeyPem: pems.admin!.keyPem,
+    caKeyPem: ca.key.pem,
+    bootstrapCertPem: pems.bootstrap!.certPem,
+    bootstrapKeyPem: pems.bootstrap!.keyPem,
     paths,
     issued,
   };

@@ -45,6 +45,10 @@ import { startRbac } from './rbac.ts';
 import { registerNodes } from '../registry/nodes/storage.ts';
 import { NodeRestrictionPlugin } from '../registry/nodes/restriction.ts';
 import { nodeProxyConnecter, nodeProxyTLS } from './node-proxy.ts';
+import { GROUP as CERTIFICATES_GROUP } from '../apis/certificates/v1/types.ts';
+import { CertificateSignerPlugin } from '../registry/certificatesigningrequests/admission.ts';
+import { registerCertificateSigningRequests } from '../registry/certificatesigningrequests/storage.ts';
+import { CSRControllers, loadSigningCA } from './csr-controllers.ts';
 import { watchSettings } from '../server/handlers/watch.ts';
 import { HealthChecks, logBlockedCheck } from '../server/healthz.ts';
 import { APIServer } from '../server/server.ts';
@@ -65,7 +69,7 @@ import { registerObjectCounts } from '../registry/generic/metrics.ts';
 import { metricsHandler } from '../server/metrics-handler.ts';
 import { RequestMetrics, registerInflightGauge, registerReadVsWrite } from '../server/request-metrics.ts';
 import { healthcheckSLIs } from '../server/healthz-metrics.ts';
-import { ensurePki, loadClientCaFile, loadRequestHeaderCaFile, loadTlsFiles } from './certs.ts';
+import { type Pki, ensurePki, loadClientCaFile, loadRequestHeaderCaFile, loadTlsFiles } from './certs.ts';
 import { COMMAND, FlagError, flagRegistry, parseFlags, requestHeaderWarnings, usage, type ServerOptions } from './flags.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import { DEFAULT_ENDPOINT, loadTracingConfiguration } from '../config/tracing.ts';
@@ -82,15 +86,15 @@ import { GROUP as EVENTS_GROUP, KIND as EVENT_KIND, RESOURCE as EVENTS_RESOURCE 
  * generated CA still signs the admin client certificate unless `--client-ca-file` names another CA, and the admin
  * kubeconfig then trusts the given certificate file (self-signed, or carrying its chain).
  */
-async function loadTls(opts: ServerOptions): Promise<{ cert: string; key: string; clientCA: string; kubeconfig?: { ca: string; cert: string; key: string } }> {
+async function loadTls(opts: ServerOptions): Promise<{ cert: string; key: string; clientCA: string; kubeconfig?: { ca: string; cert: string; key: string }; pki?: Pki }> {
   const pki = opts.tlsCertFile && opts.clientCaFile ? undefined : await ensurePki(opts.dataDir, { hosts: [opts.bindAddress] });
   const clientCA = opts.clientCaFile ? loadClientCaFile(opts.clientCaFile) : pki!.caCertPem;
   const admin = pki && !opts.clientCaFile ? { cert: pki.adminCertPem, key: pki.adminKeyPem } : undefined;
   if (opts.tlsCertFile) {
     const files = loadTlsFiles(opts.tlsCertFile, opts.tlsPrivateKeyFile);
-    return { cert: files.certPem, key: files.keyPem, clientCA, ...(admin ? { kubeconfig: { ca: files.certPem, ...admin } } : {}) };
+    return { cert: files.certPem, key: files.keyPem, clientCA, ...(admin ? { kubeconfig: { ca: files.certPem, ...admin } } : {}), ...(pki ? { pki } : {}) };
   }
-  return { cert: pki!.serverCertPem, key: pki!.serverKeyPem, clientCA, ...(admin ? { kubeconfig: { ca: pki!.caCertPem, ...admin } } : {}) };
+  return { cert: pki!.serverCertPem, key: pki!.serverKeyPem, clientCA, ...(admin ? { kubeconfig: { ca: pki!.caCertPem, ...admin } } : {}), pki: pki! };
 }
 
 /** The resource a storage key belongs to, for the storage spans. */
@@ -264,13 +268,26 @@ export async function run(argv: string[]): Promise<number> {
     ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
   });
   groupKeyOwners.set(nodes.nodes.store.prefix(''), { group: '', resource: 'nodes', type: 'Node' });
+  // certificates.k8s.io: CertificateSigningRequests in their group's own database, and the controllers that approve
+  // and sign them (kube-controller-manager's, here in-process).
+  const certStorage = groupStorages.forGroup(CERTIFICATES_GROUP);
+  const csrs = await registerCertificateSigningRequests({
+    storage: certStorage.storage,
+    scheme: certStorage.scheme,
+    onError: (err: Error) => log.error('Watch cache lost its storage watch; relisting', { err: err.message }),
+    ...(resourceMetrics ? { metrics: resourceMetrics } : {}),
+  });
+  groupKeyOwners.set(csrs.csrs.store.prefix(''), { group: CERTIFICATES_GROUP, resource: 'certificatesigningrequests', type: 'CertificateSigningRequest' });
+  // The generated CA signs only when its key is ours: with --client-ca-file, certificates it signs would not be trusted.
+  const signingCA = await loadSigningCA(opts.clusterSigning, tls.pki && !opts.clientCaFile ? { certPem: tls.pki.caCertPem, keyPem: tls.pki.caKeyPem } : undefined);
+  if (!signingCA) log.warning('No cluster signing CA (--cluster-signing-cert-file/--cluster-signing-key-file): approved CertificateSigningRequests stay unsigned');
   nodes.nodes.scope.connect = { proxy: nodeProxyConnecter(nodes.nodes.store, opts.kubelet, nodeProxyTLS(opts.kubelet, tls.kubeconfig)) };
   if (recording) watchSettings.metrics = new WatchMetrics(metrics);
   for (const r of Object.values(rbac.resources)) groupKeyOwners.set(r.store.prefix(''), { group: r.scope.group, resource: r.scope.resource, type: r.scope.kind });
   const sizes = etcd ? etcd.sizeSources() : [{ storage: backend as SqliteStorage, endpoint: dbPath }, ...groupStorages.all().map((g) => ({ storage: g.backend as SqliteStorage, endpoint: g.path }))];
   registerStorageSize(metrics, sizes[0]!.storage, sizes[0]!.endpoint, ...sizes.slice(1));
   // etcd: upstream's compactor per cluster; SQLite: history kept for the event TTL.
-  const compactors = etcd ? etcd.startCompactors() : [storage, rbacStorage.storage, coreStorage.storage].map((s) => startCompactor(s, { retentionMs: Math.max(opts.eventTtlMs, 75_000) }));
+  const compactors = etcd ? etcd.startCompactors() : [storage, rbacStorage.storage, coreStorage.storage, certStorage.storage].map((s) => startCompactor(s, { retentionMs: Math.max(opts.eventTtlMs, 75_000) }));
   watchSettings.minRequestTimeoutSeconds = opts.minRequestTimeoutSeconds;
 
   // Loaded before serving: a bad file stops the start with upstream's message.
@@ -297,6 +314,7 @@ export async function run(argv: string[]): Promise<number> {
     ...registerSelfSubjectReviews(),
     ...rbac.scopes,
     nodes.nodes.scope,
+    csrs.csrs.scope,
     ...registerAccessReviews({ authorizer: () => authorizer, ruleResolver: () => ruleResolver }),
     // The bearer-token authenticators built below, asked as for a request that carries only the token.
     ...registerTokenReviews({ authenticate: async (token) => authn.bearer.authenticate({ headers: { authorization: `Bearer ${token}` } } as AuthenticatorRequest) }),
@@ -309,6 +327,7 @@ export async function run(argv: string[]): Promise<number> {
     ...[events, coreEvents].map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher, ...polled(backend, `${EVENTS_KEY_ROOT}/`) })),
     ...Object.values(rbac.resources).map((r) => ({ group: r.scope.group, resource: r.scope.resource, cacher: r.cacher, ...polled(rbacStorage.backend, r.store.prefix('')) })),
     { group: '', resource: 'nodes', cacher: nodes.nodes.cacher, ...polled(coreStorage.backend, nodes.nodes.store.prefix('')) },
+    { group: CERTIFICATES_GROUP, resource: 'certificatesigningrequests', cacher: csrs.csrs.cacher, ...polled(certStorage.backend, csrs.csrs.store.prefix('')) },
   ]);
   if (etcd) etcd.onLeaseRetired = registerLeaseObjectCounts(metrics);
   const authenticationMetrics = new AuthenticationMetrics(metrics);
@@ -345,7 +364,23 @@ export async function run(argv: string[]): Promise<number> {
   const ruleResolver = configured;
   // RBAC escalation prevention is always on (upstream runs it in RBAC's REST strategy); the named plugins are what
   // --enable-admission-plugins and --admission-control-config-file choose. A bad configuration stops the start here.
-  const admission = buildAdmissionChain(opts, [rbac.escalation(() => authorizer), new NodeRestrictionPlugin()], recording ? new AdmissionMetrics(metrics) : undefined);
+  const resourceAllowed = async (user: { name: string; uid?: string; groups: readonly string[]; extra?: Readonly<Record<string, string[]>> }, attrs: { verb: string; group: string; resource: string; subresource?: string; name?: string }) => {
+    const r = await authorizer.authorize({
+      user: { name: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: [...user.groups], ...(user.extra ? { extra: user.extra } : {}) },
+      verb: attrs.verb,
+      namespace: '',
+      apiGroup: attrs.group,
+      apiVersion: '*',
+      resource: attrs.resource,
+      subresource: attrs.subresource ?? '',
+      name: attrs.name ?? '',
+      path: '',
+      isResourceRequest: true,
+    });
+    return r.decision === 'Allow';
+  };
+  const signerPlugin = new CertificateSignerPlugin((user, verb, signerName) => resourceAllowed(user, { verb, group: CERTIFICATES_GROUP, resource: 'signers', name: signerName }));
+  const admission = buildAdmissionChain(opts, [rbac.escalation(() => authorizer), new NodeRestrictionPlugin(), signerPlugin], recording ? new AdmissionMetrics(metrics) : undefined);
   const server = new APIServer({
     bindAddress: opts.bindAddress,
     port: opts.securePort,
@@ -371,6 +406,14 @@ export async function run(argv: string[]): Promise<number> {
   });
   const stopInflightGauge = registerInflightGauge(metrics, () => server.maxInFlight.takeWatermarks());
   if (recording) registerReadVsWrite(metrics, server.maxInFlight);
+  // The approver's SubjectAccessReview: may the CSR's requester (as recorded in its spec) create the subresource?
+  const csrControllers = new CSRControllers({
+    resources: csrs,
+    ca: signingCA,
+    durationMs: opts.clusterSigning.durationMs,
+    authorize: (csr, a) => resourceAllowed({ name: csr.spec.username ?? '', ...(csr.spec.uid ? { uid: csr.spec.uid } : {}), groups: csr.spec.groups ?? [], ...(csr.spec.extra ? { extra: csr.spec.extra } : {}) }, a),
+  });
+  await csrControllers.start();
   const port = await server.listen();
   servingPort = port;
   const host = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress;
@@ -381,6 +424,12 @@ export async function run(argv: string[]): Promise<number> {
     const kubeconfig = join(dataDir, 'admin.kubeconfig');
     writeAdminKubeconfig(kubeconfig, { server: url, caPem: tls.kubeconfig.ca, certPem: tls.kubeconfig.cert, keyPem: tls.kubeconfig.key });
     log.info('Wrote admin kubeconfig', { path: kubeconfig, try: `kubectl --kubeconfig ${kubeconfig} get events.v1.events.cluster.io -A` });
+    if (tls.pki && !opts.clientCaFile) {
+      // A node agent's TLS bootstrap credential (system:bootstrappers): it may file CSRs and nothing else.
+      const bootstrap = join(dataDir, 'bootstrap.kubeconfig');
+      writeAdminKubeconfig(bootstrap, { server: url, caPem: tls.kubeconfig.ca, certPem: tls.pki.bootstrapCertPem, keyPem: tls.pki.bootstrapKeyPem, user: 'corelet-bootstrap' });
+      log.info('Wrote bootstrap kubeconfig', { path: bootstrap, try: 'npm run corelet -- --pod-manifest-path examples/pods' });
+    }
   }
 
   return new Promise<number>((done) => {
@@ -402,6 +451,8 @@ export async function run(argv: string[]): Promise<number> {
       events.cacher.stop();
       rbac.stop();
       nodes.nodes.cacher.stop();
+      csrControllers.stop();
+      csrs.csrs.cacher.stop();
       await storage.close();
       await groupStorages.close();
       etcd?.close();

@@ -17,6 +17,7 @@ import { buildCoreletAuth, checkCoreletAuthFlags, type CoreletAuthOptions } from
 import { parseFeatureGates } from './flags.ts';
 import { FlagError, FlagSet } from './flagset.ts';
 import { issueCertificate } from './x509gen.ts';
+import { bootstrapFlags, checkBootstrapFlags, obtainClientCertificate, obtainServingCertificate } from './corelet-bootstrap.ts';
 
 export function newCoreletFlagSet() {
   const fs = new FlagSet('corelet');
@@ -40,6 +41,7 @@ export function newCoreletFlagSet() {
       authorizationMode: fs.string('authorization-mode', 'AlwaysAllow', 'Authorization mode for corelet server. Valid options are AlwaysAllow or Webhook. Webhook mode uses the SubjectAccessReview API to determine authorization.', s),
       authorizedTTL: fs.duration('authorization-webhook-cache-authorized-ttl', 300_000, "The duration to cache 'authorized' responses from the webhook authorizer.", s),
       unauthorizedTTL: fs.duration('authorization-webhook-cache-unauthorized-ttl', 30_000, "The duration to cache 'unauthorized' responses from the webhook authorizer.", s),
+      ...bootstrapFlags(fs, s),
       featureGates: fs.add<Record<string, boolean>>({ name: 'feature-gates', type: 'mapStringBool', default: {}, help: 'A set of key=value pairs that describe feature gates for alpha/experimental features.', section: 'Generic', parse: parseFeatureGates, format: formatGates }),
       verbosity: fs.level('v', 0, 'number for the log level verbosity', { section: 'Logs', shorthand: 'v' }),
       help: fs.bool('help', false, 'help for corelet', { section: 'Generic', shorthand: 'h' }),
@@ -62,7 +64,7 @@ export function parseCoreletFlags(argv: string[]) {
   if (manifestPath && !(existsSync(manifestPath) && statSync(manifestPath).isDirectory())) {
     throw new FlagError(`--pod-manifest-path: ${manifestPath} is not a directory`);
   }
-  if (flags.kubeconfig.value && !existsSync(flags.kubeconfig.value)) throw new FlagError(`--kubeconfig: ${flags.kubeconfig.value}: no such file`);
+  const bootstrap = checkBootstrapFlags(flags, flags.kubeconfig.value, flags.address.value);
   if (/\s|\.\./.test(flags.cgroupRoot.value)) throw new FlagError(`--cgroup-root: invalid value ${JSON.stringify(flags.cgroupRoot.value)}: a relative cgroup path without blanks or ".."`);
   if (Boolean(flags.tlsCertFile.value) !== Boolean(flags.tlsKeyFile.value)) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   const auth: CoreletAuthOptions = {
@@ -90,6 +92,7 @@ export function parseCoreletFlags(argv: string[]) {
     cgroupRoot: flags.cgroupRoot.value.replace(/^\/+|\/+$/g, ''),
     tlsCertFile: flags.tlsCertFile.value,
     tlsKeyFile: flags.tlsKeyFile.value,
+    bootstrap,
     verbosity: flags.verbosity.value,
   };
 }
@@ -116,16 +119,16 @@ export async function run(argv: string[]): Promise<number> {
   if (featureGates.enabled('PodAndContainerStatsFromCRI')) {
     log(0, 'PodAndContainerStatsFromCRI is on, but the corelet runs processes without a CRI runtime: pod and container statistics come from their cgroups');
   }
-  // The serving certificate: the given files, else a self-signed one for the node's name and the listen address
-  // (as kubelet makes when it has neither files nor certificate rotation).
-  let tls: { certPem: string; keyPem: string };
-  try {
-    tls = opts.tlsCertFile
-      ? { certPem: readFileSync(opts.tlsCertFile, 'utf8'), keyPem: readFileSync(opts.tlsKeyFile, 'utf8') }
-      : await selfSigned(opts.nodeName, opts.address);
-  } catch (e) {
-    process.stderr.write(`Error: --tls-cert-file: ${(e as Error).message}\n`);
-    return 1;
+  const userAgent = `corelet/${versionInfo.gitVersion} (${versionInfo.platform}) kubernetes/${versionInfo.gitCommit.slice(0, 7)}`;
+  // TLS bootstrap: the node's client certificate from a CSR filed with the bootstrap credential, when --kubeconfig
+  // has none usable (kubelet's LoadClientCert).
+  if (opts.bootstrap.bootstrapKubeconfig) {
+    try {
+      await obtainClientCertificate({ kubeconfig: opts.kubeconfig, settings: opts.bootstrap, nodeName: opts.nodeName, log, userAgent });
+    } catch (e) {
+      process.stderr.write(`Error: --bootstrap-kubeconfig: ${(e as Error).message}\n`);
+      return 1;
+    }
   }
   let auth: ReturnType<typeof buildCoreletAuth>;
   try {
@@ -139,12 +142,25 @@ export async function run(argv: string[]): Promise<number> {
   let client: RestClient | undefined;
   if (opts.kubeconfig) {
     try {
-      const userAgent = `corelet/${versionInfo.gitVersion} (${versionInfo.platform}) kubernetes/${versionInfo.gitCommit.slice(0, 7)}`;
       client = RestClient.fromKubeconfig(opts.kubeconfig, { userAgent });
     } catch (e) {
       process.stderr.write(`Error: --kubeconfig: ${(e as Error).message}\n`);
       return 1;
     }
+  }
+  // The serving certificate: the given files; else with --rotate-server-certificates one the cluster CA signs
+  // through a kubelet-serving CSR (stored in --cert-dir and reused); else a self-signed one for the node's name and
+  // the listen address (as kubelet makes when it has neither files nor certificate rotation).
+  let tls: { certPem: string; keyPem: string };
+  try {
+    tls = opts.tlsCertFile
+      ? { certPem: readFileSync(opts.tlsCertFile, 'utf8'), keyPem: readFileSync(opts.tlsKeyFile, 'utf8') }
+      : opts.bootstrap.rotateServerCertificates && client
+        ? await obtainServingCertificate({ client, settings: opts.bootstrap, nodeName: opts.nodeName, log })
+        : await selfSigned(opts.nodeName, opts.address, opts.bootstrap.nodeIP);
+  } catch (e) {
+    process.stderr.write(`Error: ${opts.tlsCertFile ? '--tls-cert-file' : '--rotate-server-certificates'}: ${(e as Error).message}\n`);
+    return 1;
   }
   const recorder = client ? new EventRecorder({ client, reportingController: 'corelet', reportingInstance: opts.nodeName, log: (level, msg) => log(level, `events: ${msg}`) }) : undefined;
   const agent = new Agent({ nodeName: opts.nodeName, manifestPath: opts.manifestPath, cgroupRoot: opts.cgroupRoot, address: opts.address, port: opts.port, tls, log, cgroups, flags: opts.flagValues, auth, ...(recorder ? { events: recorder } : {}) });
@@ -158,7 +174,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   log(0, `serving on https://${opts.address}:${agent.port} as node ${opts.nodeName}`);
   let registration: { stop(): void } | undefined;
-  if (client) registration = registerNode({ client, nodeName: opts.nodeName, port: agent.port, address: opts.address, log, ...(recorder ? { events: recorder } : {}) });
+  if (client) registration = registerNode({ client, nodeName: opts.nodeName, port: agent.port, address: opts.bootstrap.nodeIP, log, ...(recorder ? { events: recorder } : {}) });
   await new Promise<void>((resolveStop) => {
     const onSignal = (sig: string) => {
       log(0, `${sig}: stopping every pod and removing their cgroups`);
@@ -175,8 +191,8 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-async function selfSigned(nodeName: string, address: string): Promise<{ certPem: string; keyPem: string }> {
-  const hosts = [...new Set([nodeName, 'localhost', '127.0.0.1', ...(address !== '0.0.0.0' && address !== '::' ? [address] : [])])];
+async function selfSigned(nodeName: string, address: string, nodeIP: string): Promise<{ certPem: string; keyPem: string }> {
+  const hosts = [...new Set([nodeName, 'localhost', '127.0.0.1', nodeIP, ...(address !== '0.0.0.0' && address !== '::' ? [address] : [])])];
   // kubelet's self-signed serving certificate is named `<host>@<unix seconds>`.
   const cert = await issueCertificate({ subject: [{ CN: [`${nodeName}@${Math.floor(Date.now() / 1000)}`] }], validDays: 365, serverAuth: true, hosts });
   return { certPem: cert.certPem, keyPem: cert.key.pem };

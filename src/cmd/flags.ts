@@ -32,6 +32,8 @@ export interface ServerOptions {
   clientCaFile: string;
   /** `--kubelet-*`: how the node proxy reaches node agents ('' files: the generated PKI's CA and admin certificate). */
   kubelet: { clientCertificate: string; clientKey: string; certificateAuthority: string; preferredAddressTypes: string[] };
+  /** kube-controller-manager's `--cluster-signing-*`: the CA the CSR signer signs with ('' files: the generated CA). */
+  clusterSigning: { certFile: string; keyFile: string; durationMs: number };
   /** `--authentication-config`: an AuthenticationConfiguration file ('' = none). */
   authenticationConfig: string;
   /** `--anonymous-auth` (default true). */
@@ -234,6 +236,9 @@ function newServerFlagSet() {
     kubeletClientKey: fs.string('kubelet-client-key', '', 'Path to a client key file for TLS.', { section: 'Misc' }),
     kubeletCertificateAuthority: fs.string('kubelet-certificate-authority', '', 'Path to a cert file for the certificate authority.', { section: 'Misc' }),
     kubeletPreferredAddressTypes: stringSlice(fs, 'kubelet-preferred-address-types', 'List of the preferred NodeAddressTypes to use for kubelet connections.', 'Misc', ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP']),
+    clusterSigningCertFile: fs.string('cluster-signing-cert-file', '', 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates (kube-controller-manager\'s flag; default: the generated cluster CA).', { section: 'Misc' }),
+    clusterSigningKeyFile: fs.string('cluster-signing-key-file', '', 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates (kube-controller-manager\'s flag; here an ECDSA P-256 key; default: the generated cluster CA\'s key).', { section: 'Misc' }),
+    clusterSigningDuration: fs.duration('cluster-signing-duration', 365 * 86_400_000, 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.', { section: 'Misc' }),
     eventTtl: fs.duration('event-ttl', 3_600_000, 'Amount of time to retain events.', { section: 'Misc' }),
     verbosity: fs.level('v', 0, 'number for the log level verbosity', { section: 'Logs', shorthand: 'v' }),
     tracingConfigFile: fs.string('tracing-config-file', '', 'File with apiserver tracing configuration.', { section: 'Traces' }),
@@ -268,6 +273,7 @@ export function parseFlags(argv: readonly string[]): ServerOptions {
       certificateAuthority: flags.kubeletCertificateAuthority.value,
       preferredAddressTypes: [...flags.kubeletPreferredAddressTypes.value],
     },
+    clusterSigning: { certFile: flags.clusterSigningCertFile.value, keyFile: flags.clusterSigningKeyFile.value, durationMs: flags.clusterSigningDuration.value },
     authenticationConfig: flags.authenticationConfig.value,
     anonymousAuth: flags.anonymousAuth.value,
     anonymousAuthSet: flags.anonymousAuth.changed,
@@ -390,6 +396,8 @@ function validate(flags: ReturnType<typeof newServerFlagSet>['flags']): void {
     if (f.value < 0) errs.push(`--${f.spec.name} can not be negative value`);
   }
   if (flags.eventTtl.value <= 0) errs.push('--event-ttl must be greater than 0s');
+  if (Boolean(flags.clusterSigningCertFile.value) !== Boolean(flags.clusterSigningKeyFile.value)) errs.push('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');
+  if (flags.clusterSigningDuration.value <= 0) errs.push('--cluster-signing-duration must be greater than 0s');
   if (flags.verbosity.value < 0) errs.push('-v, --v must not be negative');
   const hidden = validateShowHiddenMetricsForVersion(flags.showHiddenMetricsForVersion.value, versionInfo.gitVersion);
   if (hidden) errs.push(hidden);

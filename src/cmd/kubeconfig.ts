@@ -13,7 +13,7 @@ export const KUBECONFIG_NAME = 'core-apiserver';
  * Writes a kubeconfig (mode 0600) with one cluster, one user and one context, all named `core-apiserver`
  * (the user: `admin`), the certificates embedded as base64 `*-data`, and current-context set.
  */
-export function writeAdminKubeconfig(path: string, opts: { server: string; caPem: string; certPem: string; keyPem: string }): void {
+export function writeAdminKubeconfig(path: string, opts: { server: string; caPem: string; certPem: string; keyPem: string; user?: string }): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  writeAtomic(path, kubeconfigYAML({ name: KUBECONFIG_NAME, user: 'admin', ...opts }), 0o600);
+  writeAtomic(path, kubeconfigYAML({ name: KUBECONFIG_NAME, ...opts, user: opts.user ?? 'admin' }), 0o600);
 }

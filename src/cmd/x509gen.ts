@@ -126,3 +126,70 @@ export function keyMatchesCertificate(cert: X509Certificate, keyPem: string): bo
   const fromCert = cert.publicKey.export({ type: 'spki', format: 'der' });
   return Buffer.compare(fromKey, fromCert) === 0;
 }
+
+/** What a signer puts in a certificate for someone else's key (a CSR's). */
+export interface SignSpec {
+  subject: Array<Record<string, string[]>>;
+  /** The requester's public key, SPKI DER. */
+  spki: Buffer;
+  notBefore: Date;
+  notAfter: Date;
+  /** CSR key usages (`digital signature`, `key encipherment`, `client auth`, `server auth`, …). */
+  usages: readonly string[];
+  dnsNames: readonly string[];
+  ipAddresses: readonly string[];
+}
+
+const KEY_USAGE_FLAGS: Record<string, number> = {
+  'digital signature': x509.KeyUsageFlags.digitalSignature,
+  'content commitment': x509.KeyUsageFlags.nonRepudiation,
+  'key encipherment': x509.KeyUsageFlags.keyEncipherment,
+  'key agreement': x509.KeyUsageFlags.keyAgreement,
+  'data encipherment': x509.KeyUsageFlags.dataEncipherment,
+  'cert sign': x509.KeyUsageFlags.keyCertSign,
+  'crl sign': x509.KeyUsageFlags.cRLSign,
+  'encipher only': x509.KeyUsageFlags.encipherOnly,
+  'decipher only': x509.KeyUsageFlags.decipherOnly,
+};
+const EXT_KEY_USAGES: Record<string, string> = {
+  'server auth': x509.ExtendedKeyUsage.serverAuth,
+  'client auth': x509.ExtendedKeyUsage.clientAuth,
+  'code signing': x509.ExtendedKeyUsage.codeSigning,
+  'email protection': x509.ExtendedKeyUsage.emailProtection,
+  timestamping: x509.ExtendedKeyUsage.timeStamping,
+  'ocsp signing': x509.ExtendedKeyUsage.ocspSigning,
+};
+
+/** Signs a certificate for `spec.spki` with the issuer's key (upstream's local signer: CA:false, the CSR's usages). */
+export async function signCertificate(spec: SignSpec, issuer: { certPem: string; key: SigningKey }): Promise<string> {
+  const publicKey = new x509.PublicKey(spec.spki);
+  const algorithm = publicKey.algorithm as { name: string; namedCurve?: string };
+  const cryptoKey = await publicKey.export(
+    algorithm.name === 'ECDSA' ? { name: 'ECDSA', namedCurve: algorithm.namedCurve ?? 'P-256' } : algorithm.name === 'Ed25519' ? { name: 'Ed25519' } : { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+    ['verify'],
+  );
+  const issuerCert = new x509.X509Certificate(issuer.certPem);
+  let flags = 0;
+  for (const u of spec.usages) flags |= KEY_USAGE_FLAGS[u] ?? 0;
+  const ext = spec.usages.flatMap((u) => (EXT_KEY_USAGES[u] ? [EXT_KEY_USAGES[u]!] : []));
+  const extensions: x509.Extension[] = [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    ...(flags ? [new x509.KeyUsagesExtension(flags, true)] : []),
+    ...(ext.length ? [new x509.ExtendedKeyUsageExtension(ext)] : []),
+    await x509.AuthorityKeyIdentifierExtension.create(issuerCert.publicKey),
+  ];
+  const names = [...spec.dnsNames.map((value) => ({ type: 'dns' as const, value })), ...spec.ipAddresses.map((value) => ({ type: 'ip' as const, value }))];
+  if (names.length) extensions.push(new x509.SubjectAlternativeNameExtension(names));
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serialNumber(),
+    subject: new x509.Name(spec.subject),
+    issuer: issuerCert.subjectName,
+    notBefore: spec.notBefore,
+    notAfter: spec.notAfter,
+    signingAlgorithm: SIGNING,
+    publicKey: cryptoKey,
+    signingKey: issuer.key.keys.privateKey,
+    extensions,
+  });
+  return cert.toString('pem') + '\n';
+}

@@ -108,7 +108,7 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
   #beforeCreate(obj: T, name: string, opts: WriteOptions & { recordManagedFields?: boolean }): void {
     const m = obj.metadata;
     delete m.resourceVersion;
-    this.#o.strategy.prepareForCreate(obj);
+    this.#o.strategy.prepareForCreate(obj, opts.user);
     m.uid = randomUUID();
     m.creationTimestamp = formatTime(this.#now());
     delete m.deletionTimestamp;

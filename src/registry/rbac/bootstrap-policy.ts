@@ -10,6 +10,7 @@ import { AUTOUPDATE_ANNOTATION, GROUP, GROUP_KIND, GROUP_VERSION } from '../../a
 import { NODE_RULES } from '../../apis/core/v1/node-identity.ts';
 
 const READ = ['get', 'list', 'watch'];
+const CERTIFICATES_GROUP = 'certificates.k8s.io';
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 /** Both groups in which Events are served. */
 const EVENT_GROUPS = ['', 'events.cluster.io'];
@@ -87,6 +88,17 @@ export const BOOTSTRAP_CLUSTER_ROLES: ClusterRole[] = [
   clusterRole('system:event-writer', [{ verbs: WRITE, apiGroups: EVENT_GROUPS, resources: ['events'] }]),
   // The Node authorizer's rules as a role, bound to nobody by default (upstream since 1.8): the Node authorizer is
   // what lets nodes in; binding this role gives the same rules through RBAC (NodeRestriction still limits nodes).
+  // Node TLS bootstrap (upstream's names): a bootstrap identity may file CSRs; the approver asks whether the requester
+  // may create the nodeclient / selfnodeclient subresource; approving for a signer is the `approve` verb on it.
+  clusterRole('system:node-bootstrapper', [{ verbs: ['create', 'get', 'list', 'watch'], apiGroups: [CERTIFICATES_GROUP], resources: ['certificatesigningrequests'] }]),
+  clusterRole('system:certificates.k8s.io:certificatesigningrequests:nodeclient', [{ verbs: ['create'], apiGroups: [CERTIFICATES_GROUP], resources: ['certificatesigningrequests/nodeclient'] }]),
+  clusterRole('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [{ verbs: ['create'], apiGroups: [CERTIFICATES_GROUP], resources: ['certificatesigningrequests/selfnodeclient'] }]),
+  ...[
+    ['kube-apiserver-client-approver', 'kubernetes.io/kube-apiserver-client'],
+    ['kube-apiserver-client-kubelet-approver', 'kubernetes.io/kube-apiserver-client-kubelet'],
+    ['kubelet-serving-approver', 'kubernetes.io/kubelet-serving'],
+    ['legacy-unknown-approver', 'kubernetes.io/legacy-unknown'],
+  ].map(([name, signer]) => clusterRole(`system:certificates.k8s.io:${name}`, [{ verbs: ['approve'], apiGroups: [CERTIFICATES_GROUP], resources: ['signers'], resourceNames: [signer!] }])),
   clusterRole('system:node', NODE_RULES.map((r) => ({ ...r, verbs: [...r.verbs], apiGroups: [...(r.apiGroups ?? [])], resources: [...(r.resources ?? [])] }))),
   // What a server that delegates authentication and authorization to this one needs (a node agent with
   // --authentication-token-webhook and --authorization-mode=Webhook, an aggregated API server); bound to nobody.
@@ -109,4 +121,10 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: ClusterRoleBinding[] = [
   binding('system:basic-user', 'system:basic-user', [group('system:authenticated')]),
   binding('system:public-info-viewer', 'system:public-info-viewer', [group('system:authenticated'), group('system:unauthenticated')]),
   binding('system:monitoring', 'system:monitoring', [group('system:monitoring')]),
+  // Not upstream's API server policy but the bindings kubeadm creates for node TLS bootstrap (same names), so that a
+  // corelet with a bootstrap credential (group system:bootstrappers) gets its client certificate without a person,
+  // and a node renews its own: without them no CSR is ever approved automatically.
+  binding('kubeadm:kubelet-bootstrap', 'system:node-bootstrapper', [group('system:bootstrappers')]),
+  binding('kubeadm:node-autoapprove-bootstrap', 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', [group('system:bootstrappers')]),
+  binding('kubeadm:node-autoapprove-certificate-rotation', 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [group('system:nodes')]),
 ];

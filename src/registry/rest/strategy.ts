@@ -3,6 +3,7 @@
  * RESTUpdateStrategy and their small interfaces). The generic store does everything else: system metadata,
  * preconditions, storage and the order of the steps.
  */
+import type { AdmissionUser } from '../../admission/interfaces.ts';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import type { FieldError } from '../../apimachinery/field.ts';
 
@@ -11,8 +12,11 @@ export interface Strategy<T extends KubeObject> {
   readonly namespaceScoped: boolean;
   /** Fills defaults into a decoded request object (upstream's scheme defaulters), before anything else sees it. */
   defaults?(obj: T): void;
-  /** Clears what a client may not set on create (status and the like); system metadata is the store's. */
-  prepareForCreate(obj: T): void;
+  /**
+   * Clears what a client may not set on create (status and the like); system metadata is the store's. `user` is the
+   * requester where the write comes from a request (a CertificateSigningRequest records it).
+   */
+  prepareForCreate(obj: T, user?: AdmissionUser): void;
   validate(obj: T): FieldError[];
   /** Warnings to send back with a valid create (`Warning: 299 - "…"`). */
   warningsOnCreate?(obj: T): string[];

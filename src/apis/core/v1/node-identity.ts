@@ -24,5 +24,7 @@ export const NODE_RULES: readonly PolicyRule[] = Object.freeze([
   { verbs: ['update', 'patch'], apiGroups: [''], resources: ['nodes/status'] },
   { verbs: ['update', 'patch'], apiGroups: [''], resources: ['nodes'] },
   { verbs: ['create', 'update', 'patch'], apiGroups: ['', 'events.cluster.io'], resources: ['events'] },
+  // TLS bootstrap and certificate rotation: a node files its own CSRs and watches them.
+  { verbs: ['create', 'get', 'list', 'watch'], apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'] },
 ]);
 
