@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { rmdirSync } from 'node:fs';
+import { rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { httpProbe, PROBE_USER_AGENT } from './probe-http.ts';
 import { tcpProbe } from './probe-tcp.ts';
@@ -145,9 +145,11 @@ describe('prober on running containers', { skip: env.v2 ? false : 'no writable c
   }
 
   it('readiness is false until the probe succeeds; exec probes run in the container cgroup with its env', async () => {
+    // The container writes its own cgroup down once it runs; the probe passes only from that same cgroup, with its env.
+    const mine = `/tmp/corelet-prober-ready-${process.pid}`;
     const p = start(
       'ready',
-      `  - name: main\n    command: [sh, -c, 'sleep 1; touch /tmp/corelet-prober-ready-${process.pid}; exec sleep 60']\n    env: [{name: MODE, value: prod}]\n    readinessProbe: {periodSeconds: 1, exec: {command: [sh, -c, 'test "$MODE" = prod && test -e /tmp/corelet-prober-ready-${process.pid} && grep -q "$(basename $(dirname $(grep -o "/kubepods.*" /proc/self/cgroup | head -1)/x))" /proc/self/cgroup']}}\n`,
+      `  - name: main\n    command: [sh, -c, 'sleep 1; grep ^0:: /proc/self/cgroup > ${mine}; exec sleep 60']\n    env: [{name: MODE, value: prod}]\n    readinessProbe: {periodSeconds: 1, exec: {command: [sh, -c, 'test "$MODE" = prod && grep ^0:: /proc/self/cgroup | grep -q kubepods/besteffort/pod && grep ^0:: /proc/self/cgroup | cmp -s - ${mine}']}}\n`,
     );
     const first = p.st();
     assert.equal(first.containerStatuses[0].ready, false);
@@ -158,6 +160,7 @@ describe('prober on running containers', { skip: env.v2 ? false : 'no writable c
     const conds = Object.fromEntries(p.st().conditions.map((c: any) => [c.type, c.status]));
     assert.deepEqual(conds, { Initialized: 'True', Ready: 'True', ContainersReady: 'True' });
     assert.equal(p.cs().restartCount, 0);
+    rmSync(mine, { force: true });
   });
 
   it('a failing liveness probe kills the container, which restarts not ready and not started until probed again', async () => {

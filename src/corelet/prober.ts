@@ -238,15 +238,15 @@ class Worker {
     if (outcome.error) {
       const note = `${this.type} probe errored and resulted in ${outcome.result} state: ${outcome.error.message}`;
       host.log(1, `${who}: Unhealthy: ${note}`);
-      host.events.eventf(ref, undefined, 'Warning', 'Unhealthy', 'Probe', note);
+      host.events.eventf(ref, undefined, 'Warning', 'Unhealthy', 'ProbeContainer', note);
     } else if (outcome.result === 'warning') {
       const note = `${this.type} probe warning: ${outcome.output}`;
       host.log(3, `${who}: ProbeWarning: ${note}`);
-      host.events.eventf(ref, undefined, 'Warning', 'ProbeWarning', 'Probe', note);
+      host.events.eventf(ref, undefined, 'Warning', 'ProbeWarning', 'ProbeContainer', note);
     } else if (outcome.result === 'failure') {
       const note = `${this.type} probe failed: ${outcome.output}`;
       host.log(1, `${who}: Unhealthy: ${note}`);
-      host.events.eventf(ref, undefined, 'Warning', 'Unhealthy', 'Probe', note);
+      host.events.eventf(ref, undefined, 'Warning', 'Unhealthy', 'ProbeContainer', note);
     } else if (outcome.result === 'unknown') {
       host.log(1, `${who}: ${this.type} probe unknown without error`);
     }

@@ -184,7 +184,7 @@ export class PodRunner implements ProbeHost {
     if (!c || c.id !== id || !c.child || this.#stopping) return;
     const message = `Container ${name} failed ${type.toLowerCase()} probe, will be restarted`;
     this.log(1, `pod ${this.ref} container ${name}: Killing: ${message}`);
-    this.events.eventf(this.objectRef(name), undefined, 'Normal', 'Killing', 'Killing', message);
+    this.events.eventf(this.objectRef(name), undefined, 'Normal', 'Killing', 'KillContainer', message);
     const grace = Math.max(graceSeconds ?? this.pod.terminationGracePeriodSeconds, MIN_GRACE_SECONDS);
     const pids = c.cgroup?.pids() ?? [];
     for (const pid of pids.length ? pids : [c.child.pid!]) signal(pid, 'SIGTERM');
