@@ -122,6 +122,7 @@ describe('prober on running containers', { skip: env.v2 ? false : 'no writable c
   const runners: PodRunner[] = [];
   after(async () => {
     await Promise.all(runners.map((r) => r.stop()));
+    rmSync(`/tmp/corelet-prober-ready-${process.pid}`, { force: true });
     for (const d of [join(env.v2!, cgroupRoot, 'kubepods', 'besteffort'), join(env.v2!, cgroupRoot, 'kubepods'), join(env.v2!, cgroupRoot)]) {
       try {
         rmdirSync(d);
@@ -160,7 +161,6 @@ describe('prober on running containers', { skip: env.v2 ? false : 'no writable c
     const conds = Object.fromEntries(p.st().conditions.map((c: any) => [c.type, c.status]));
     assert.deepEqual(conds, { Initialized: 'True', Ready: 'True', ContainersReady: 'True' });
     assert.equal(p.cs().restartCount, 0);
-    rmSync(mine, { force: true });
   });
 
   it('a failing liveness probe kills the container, which restarts not ready and not started until probed again', async () => {
