@@ -196,7 +196,7 @@ describe('prober on running containers', { skip: env.v2 ? false : 'no writable c
   it('a failing readiness probe leaves the container running, not ready; readiness needs successThreshold successes', async () => {
     const p = start('unready', `  - name: main\n    command: [sleep, '60']\n    readinessProbe: {periodSeconds: 1, tcpSocket: {port: 1}}\n`);
     await until('two Unhealthy events', () => p.events.filter((e) => e.reason === 'Unhealthy').length >= 2);
-    assert.equal(p.events[0]!.note, 'Readiness probe failed: dial tcp 127.0.0.1:1: connect: connection refused');
+    assert.equal(p.events.find((e) => e.reason === 'Unhealthy')!.note, 'Readiness probe failed: dial tcp 127.0.0.1:1: connect: connection refused');
     assert.equal(p.cs().ready, false);
     assert.equal(p.cs().restartCount, 0);
     assert.ok(p.cs().state.running);
