@@ -14,6 +14,7 @@ import { parseManifest, type StaticPod } from './manifest.ts';
 import { PodRunner, type Logger } from './runtime.ts';
 import { discardEvents, type EventSink } from './event-sink.ts';
 import { authorizeRequest, type CoreletAuth } from './auth.ts';
+import { ProbeMetrics } from './probe-metrics.ts';
 import { nodeRef } from './register.ts';
 import { CpuRates, cgroupCpu, cgroupIO, cgroupMemory, nodeCpu, nodeIO, nodeMemory, nodeRlimit } from './stats.ts';
 import type { FlagValue } from '../util/zpages/flagz.ts';
@@ -61,6 +62,7 @@ export class Agent {
   readonly #badFiles = new Map<string, string>();
   readonly #rates = new CpuRates();
   readonly startTime = new Date().toISOString();
+  readonly probeMetrics = new ProbeMetrics();
   #watcher?: FSWatcher;
   #rescan?: NodeJS.Timeout;
   #debounce?: NodeJS.Timeout;
@@ -91,6 +93,7 @@ export class Agent {
     r.set('/metrics/slis', metricsRoute(this.health.slis));
     r.set('/metrics/resource', metricsRoute(resourceMetrics(() => this.summary(resourceRates))));
     r.set('/metrics/containerstats', metricsRoute(containerStatsMetrics(() => this.#runningContainers())));
+    r.set('/metrics/probes', metricsRoute(this.probeMetrics.registry));
     for (const [path, page] of coreletZpages({ startTime: new Date(this.startTime), flags: opts.flags ?? (() => []), paths: () => [...r.keys()] })) r.set(path, page);
   }
 
@@ -201,7 +204,7 @@ export class Agent {
     await Promise.all(stops);
     for (const [uid, pod] of wanted) {
       if (this.pods.has(uid)) continue;
-      const runner = new PodRunner(pod, this.env, this.opts.cgroupRoot, this.opts.log, this.events);
+      const runner = new PodRunner(pod, this.env, this.opts.cgroupRoot, this.opts.log, this.events, this.probeMetrics, Date.parse(this.startTime));
       runner.observer = this.metrics.runtime;
       this.metrics.podAdmitted(pod.containers.length);
       this.pods.set(uid, runner);

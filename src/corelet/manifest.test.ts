@@ -36,6 +36,9 @@ describe('static pod manifests', () => {
     assert.equal(c.livenessProbe?.periodSeconds, 5);
     assert.equal(c.livenessProbe?.failureThreshold, 3);
     assert.deepEqual(c.readinessProbe?.exec, { command: ['true'] });
+    // 0 and absent are the API server's defaults.
+    assert.deepEqual(c.readinessProbe, { exec: { command: ['true'] }, initialDelaySeconds: 0, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+    assert.deepEqual(c.livenessProbe?.httpGet, { path: '/healthz', port: 8080, scheme: 'HTTP', httpHeaders: [] });
     assert.match(p.uid, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });
 
@@ -68,8 +71,19 @@ describe('static pod manifests', () => {
       ['apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], resources: {limits: {memory: lots}}}]}\n', /resources\.limits\.memory: Invalid value: "lots"/],
       ['apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], resources: {limits: {cpu: 1}, requests: {cpu: 2}}}]}\n', /must be less than or equal to cpu limit/],
       ['apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], env: [{name: E, valueFrom: {}}]}]}\n', /env\[0\]\.valueFrom: Unsupported value/],
-      ['apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], livenessProbe: {periodSeconds: 0, exec: {command: [y]}}}]}\n', /livenessProbe\.periodSeconds: Invalid value: 0/],
-      ['apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], livenessProbe: {}}]}\n', /livenessProbe: Required value: must specify exactly one handler/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], livenessProbe: {periodSeconds: -1, exec: {command: [y]}}}]}\n`, /^spec\.containers\[0\]\.livenessProbe\.periodSeconds: Invalid value: -1: must be greater than or equal to 0$/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], livenessProbe: {}}]}\n`, /^spec\.containers\[0\]\.livenessProbe: Required value: must specify a handler type$/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], livenessProbe: {exec: {command: [y]}, tcpSocket: {port: 1}}}]}\n`, /^spec\.containers\[0\]\.livenessProbe\.tcpSocket: Forbidden: may not specify more than 1 handler type$/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], livenessProbe: {successThreshold: 2, exec: {command: [y]}}}]}\n`, /^spec\.containers\[0\]\.livenessProbe\.successThreshold: Invalid value: 2: must be 1$/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], startupProbe: {successThreshold: 3, exec: {command: [y]}}}]}\n`, /^spec\.containers\[0\]\.startupProbe\.successThreshold: Invalid value: 3: must be 1$/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], readinessProbe: {exec: {command: []}}}]}\n`, /^spec\.containers\[0\]\.readinessProbe\.exec\.command: Required value$/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], readinessProbe: {httpGet: {port: 70000}}}]}\n`, /^spec\.containers\[0\]\.readinessProbe\.httpGet\.port: Invalid value: 70000: must be between 1 and 65535, inclusive$/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], readinessProbe: {httpGet: {port: Web_Port}}}]}\n`, /httpGet\.port: Invalid value: "Web_Port": must contain only alpha-numeric characters \(a-z, 0-9\), and hyphens \(-\)/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], readinessProbe: {httpGet: {port: 80, scheme: FTP}}}]}\n`, /^spec\.containers\[0\]\.readinessProbe\.httpGet\.scheme: Unsupported value: "FTP": supported values: "HTTP", "HTTPS"$/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], readinessProbe: {httpGet: {port: 80, httpHeaders: [{name: 'a b', value: x}]}}}]}\n`, /httpGet\.httpHeaders: Invalid value: "a b": a valid HTTP header must consist of alphanumeric characters or '-'/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], readinessProbe: {grpc: {port: 80}}}]}\n`, /^spec\.containers\[0\]\.readinessProbe\.grpc: Unsupported value/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], livenessProbe: {terminationGracePeriodSeconds: 0, exec: {command: [y]}}}]}\n`, /livenessProbe\.terminationGracePeriodSeconds: Invalid value: 0: must be greater than 0$/],
+      [`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, command: [x], ports: [{containerPort: 0}]}]}\n`, /^spec\.containers\[0\]\.ports\[0\]\.containerPort: Required value$/],
     ];
     for (const [text, re] of bad) assert.throws(() => parseManifest(text, 'f', 'n'), { name: 'ManifestError', message: re }, text);
   });

@@ -13,13 +13,20 @@ export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
 
 export interface Probe {
   exec?: { command: string[] };
-  httpGet?: { path?: string; port: number | string; host?: string; scheme?: string };
+  httpGet?: { path: string; port: number | string; host?: string; scheme: 'HTTP' | 'HTTPS'; httpHeaders: Array<{ name: string; value: string }> };
   tcpSocket?: { port: number | string; host?: string };
   initialDelaySeconds: number;
   periodSeconds: number;
   timeoutSeconds: number;
   successThreshold: number;
   failureThreshold: number;
+  /** The grace period of a kill this probe causes; the pod's when not given. */
+  terminationGracePeriodSeconds?: number;
+}
+
+export interface ContainerPort {
+  name?: string;
+  containerPort: number;
 }
 
 export interface ContainerSpec {
@@ -30,6 +37,7 @@ export interface ContainerSpec {
   workingDir?: string;
   limits: Resources;
   requests: Resources;
+  ports: ContainerPort[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   startupProbe?: Probe;
@@ -96,29 +104,113 @@ function resources(v: unknown, field: string): Resources {
   return out;
 }
 
-function port(v: unknown, field: string): number | string {
-  if (typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 65536) return v;
-  if (typeof v === 'string' && v !== '') return v;
+/** apimachinery's IsValidPortName (an IANA_SVC_NAME), its texts. */
+function portNameErrors(name: string): string[] {
+  const errs: string[] = [];
+  if (name.length > 15) errs.push('must be no more than 15 characters');
+  if (!/^[-a-z0-9]+$/.test(name)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (name.includes('--')) errs.push('must not contain consecutive hyphens');
+  if (/[a-z]/.test(name) === false) errs.push('must contain at least one letter (a-z)');
+  if (name.startsWith('-') || name.endsWith('-')) errs.push('must not begin or end with a hyphen');
+  return errs;
+}
+
+/** core validation's ValidatePortNumOrName: a number in 1–65535 or a valid port name. */
+function portNumOrName(v: unknown, field: string): number | string {
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v) || v < 1 || v > 65535) throw new ManifestError(`${field}: Invalid value: ${JSON.stringify(v)}: must be between 1 and 65535, inclusive`);
+    return v;
+  }
+  if (typeof v === 'string') {
+    const errs = portNameErrors(v);
+    if (errs.length) throw new ManifestError(`${field}: Invalid value: ${JSON.stringify(v)}: ${errs.join(', ')}`);
+    return v;
+  }
+  if (v === undefined || v === null) throw new ManifestError(`${field}: Required value`);
   throw new ManifestError(`${field}: Invalid value: ${JSON.stringify(v)}: must be a port number or name`);
 }
 
-function probe(v: unknown, field: string): Probe | undefined {
+const HTTP_HEADER_NAME = /^[-A-Za-z0-9]+$/;
+
+/**
+ * A probe as the API server defaults (0 means the default) and validates it (core validation's validateProbe and
+ * validateHandler), with its error texts.
+ */
+function probe(v: unknown, field: string, kind: 'liveness' | 'readiness' | 'startup'): Probe | undefined {
   if (v === undefined || v === null) return undefined;
   if (!isObj(v)) throw new ManifestError(`${field}: Invalid value: must be an object`);
-  const p: Probe = {
-    initialDelaySeconds: int(v.initialDelaySeconds, `${field}.initialDelaySeconds`, 0, 0),
-    periodSeconds: int(v.periodSeconds, `${field}.periodSeconds`, 10, 1),
-    timeoutSeconds: int(v.timeoutSeconds, `${field}.timeoutSeconds`, 1, 1),
-    successThreshold: int(v.successThreshold, `${field}.successThreshold`, 1, 1),
-    failureThreshold: int(v.failureThreshold, `${field}.failureThreshold`, 3, 1),
+  const num = (name: string, def: number) => {
+    const x = v[name];
+    if (x === undefined || x === null || x === 0) return def;
+    if (typeof x !== 'number' || !Number.isInteger(x)) throw new ManifestError(`${field}.${name}: Invalid value: ${JSON.stringify(x)}: must be an integer`);
+    if (x < 0) throw new ManifestError(`${field}.${name}: Invalid value: ${x}: must be greater than or equal to 0`);
+    return x;
   };
-  const handlers = ['exec', 'httpGet', 'tcpSocket', 'grpc'].filter((h) => v[h] !== undefined);
-  if (handlers.length !== 1) throw new ManifestError(`${field}: Required value: must specify exactly one handler type (exec, httpGet, tcpSocket)`);
-  if (isObj(v.exec)) p.exec = { command: strings(v.exec.command, `${field}.exec.command`) };
-  else if (isObj(v.httpGet)) p.httpGet = { path: typeof v.httpGet.path === 'string' ? v.httpGet.path : '/', port: port(v.httpGet.port, `${field}.httpGet.port`), scheme: typeof v.httpGet.scheme === 'string' ? v.httpGet.scheme : 'HTTP', ...(typeof v.httpGet.host === 'string' ? { host: v.httpGet.host } : {}) };
-  else if (isObj(v.tcpSocket)) p.tcpSocket = { port: port(v.tcpSocket.port, `${field}.tcpSocket.port`), ...(typeof v.tcpSocket.host === 'string' ? { host: v.tcpSocket.host } : {}) };
-  else throw new ManifestError(`${field}.${handlers[0]}: Unsupported value: the corelet runs exec, httpGet and tcpSocket probes`);
+  const p: Probe = {
+    initialDelaySeconds: num('initialDelaySeconds', 0),
+    timeoutSeconds: num('timeoutSeconds', 1),
+    periodSeconds: num('periodSeconds', 10),
+    successThreshold: num('successThreshold', 1),
+    failureThreshold: num('failureThreshold', 3),
+  };
+  if (v.terminationGracePeriodSeconds !== undefined && v.terminationGracePeriodSeconds !== null) {
+    const g = v.terminationGracePeriodSeconds;
+    if (typeof g !== 'number' || !Number.isInteger(g) || g <= 0) throw new ManifestError(`${field}.terminationGracePeriodSeconds: Invalid value: ${JSON.stringify(g)}: must be greater than 0`);
+    p.terminationGracePeriodSeconds = g;
+  }
+  const handlers = ['exec', 'httpGet', 'tcpSocket', 'grpc'].filter((h) => v[h] !== undefined && v[h] !== null);
+  if (handlers.length === 0) throw new ManifestError(`${field}: Required value: must specify a handler type`);
+  if (handlers.length > 1) throw new ManifestError(`${field}.${handlers[1]}: Forbidden: may not specify more than 1 handler type`);
+  const h = v[handlers[0]!];
+  const hf = `${field}.${handlers[0]}`;
+  if (!isObj(h)) throw new ManifestError(`${hf}: Invalid value: must be an object`);
+  if (handlers[0] === 'exec') {
+    const command = strings(h.command, `${hf}.command`);
+    if (command.length === 0) throw new ManifestError(`${hf}.command: Required value`);
+    p.exec = { command };
+  } else if (handlers[0] === 'httpGet') {
+    const path = h.path === undefined || h.path === null || h.path === '' ? '/' : h.path;
+    if (typeof path !== 'string') throw new ManifestError(`${hf}.path: Invalid value: ${JSON.stringify(path)}: must be a string`);
+    const scheme = h.scheme === undefined || h.scheme === null || h.scheme === '' ? 'HTTP' : h.scheme;
+    if (scheme !== 'HTTP' && scheme !== 'HTTPS') throw new ManifestError(`${hf}.scheme: Unsupported value: ${JSON.stringify(scheme)}: supported values: "HTTP", "HTTPS"`);
+    if (h.host !== undefined && h.host !== null && typeof h.host !== 'string') throw new ManifestError(`${hf}.host: Invalid value: ${JSON.stringify(h.host)}: must be a string`);
+    const httpHeaders: Array<{ name: string; value: string }> = [];
+    if (h.httpHeaders !== undefined && h.httpHeaders !== null) {
+      if (!Array.isArray(h.httpHeaders)) throw new ManifestError(`${hf}.httpHeaders: Invalid value: must be a list`);
+      for (const hd of h.httpHeaders) {
+        const name = isObj(hd) && typeof hd.name === 'string' ? hd.name : '';
+        if (!HTTP_HEADER_NAME.test(name)) {
+          throw new ManifestError(`${hf}.httpHeaders: Invalid value: ${JSON.stringify(name)}: a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')`);
+        }
+        httpHeaders.push({ name, value: isObj(hd) && hd.value !== undefined && hd.value !== null ? String(hd.value) : '' });
+      }
+    }
+    p.httpGet = { path, port: portNumOrName(h.port, `${hf}.port`), scheme, httpHeaders, ...(h.host ? { host: h.host as string } : {}) };
+  } else if (handlers[0] === 'tcpSocket') {
+    if (h.host !== undefined && h.host !== null && typeof h.host !== 'string') throw new ManifestError(`${hf}.host: Invalid value: ${JSON.stringify(h.host)}: must be a string`);
+    p.tcpSocket = { port: portNumOrName(h.port, `${hf}.port`), ...(h.host ? { host: h.host as string } : {}) };
+  } else {
+    throw new ManifestError(`${hf}: Unsupported value: the corelet runs exec, httpGet and tcpSocket probes`);
+  }
+  // Only readiness may ask for several successes in a row: liveness and startup act on the first.
+  if (kind !== 'readiness' && p.successThreshold !== 1) throw new ManifestError(`${field}.successThreshold: Invalid value: ${p.successThreshold}: must be 1`);
   return p;
+}
+
+function containerPorts(v: unknown, field: string): ContainerPort[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new ManifestError(`${field}: Invalid value: must be a list`);
+  return v.map((p, i) => {
+    const f = `${field}[${i}]`;
+    if (!isObj(p)) throw new ManifestError(`${f}: Invalid value: must be an object`);
+    const cp = p.containerPort;
+    if (cp === undefined || cp === null || cp === 0) throw new ManifestError(`${f}.containerPort: Required value`);
+    if (typeof cp !== 'number' || !Number.isInteger(cp) || cp < 1 || cp > 65535) throw new ManifestError(`${f}.containerPort: Invalid value: ${JSON.stringify(cp)}: must be between 1 and 65535, inclusive`);
+    if (p.name === undefined || p.name === null || p.name === '') return { containerPort: cp };
+    const errs = typeof p.name === 'string' ? portNameErrors(p.name) : ['must be a string'];
+    if (errs.length) throw new ManifestError(`${f}.name: Invalid value: ${JSON.stringify(p.name)}: ${errs.join(', ')}`);
+    return { name: p.name as string, containerPort: cp };
+  });
 }
 
 function container(v: unknown, field: string): ContainerSpec {
@@ -157,9 +249,10 @@ function container(v: unknown, field: string): ContainerSpec {
     ...(v.workingDir ? { workingDir: v.workingDir as string } : {}),
     limits,
     requests,
-    livenessProbe: probe(v.livenessProbe, `${field}.livenessProbe`),
-    readinessProbe: probe(v.readinessProbe, `${field}.readinessProbe`),
-    startupProbe: probe(v.startupProbe, `${field}.startupProbe`),
+    ports: containerPorts(v.ports, `${field}.ports`),
+    livenessProbe: probe(v.livenessProbe, `${field}.livenessProbe`, 'liveness'),
+    readinessProbe: probe(v.readinessProbe, `${field}.readinessProbe`, 'readiness'),
+    startupProbe: probe(v.startupProbe, `${field}.startupProbe`, 'startup'),
   };
 }
 

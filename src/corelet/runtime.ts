@@ -10,6 +10,10 @@ import { constants } from 'node:os';
 import { Cgroup, podCgroupName, removeEmptyParents, signal, type CgroupEnv } from './cgroups.ts';
 import type { ContainerSpec, StaticPod } from './manifest.ts';
 import { discardEvents, type EventSink, type ObjectReference } from './event-sink.ts';
+import { PodProber, POD_IP, type ProbeHost, type ProbedContainer } from './prober.ts';
+import type { ProbeMetrics } from './probe-metrics.ts';
+import { execProbe } from './probe-exec.ts';
+import type { ProbeOutcome } from './probe-result.ts';
 
 /** kubelet's container restart back-off: 10s doubling to 5m, forgotten once a container ran 10 minutes. */
 export const BACKOFF_INITIAL_MS = 10_000;
@@ -63,7 +67,12 @@ type State =
   | { kind: 'running'; startedAt: string }
   | { kind: 'terminated'; exitCode: number; signal?: string; reason: string; startedAt: string; finishedAt: string };
 
-class Container {
+/** kubelet never gives a killed container less than this many seconds to stop (minimumGracePeriodInSeconds). */
+const MIN_GRACE_SECONDS = 2;
+
+type ConditionType = 'Initialized' | 'Ready' | 'ContainersReady';
+
+class Container implements ProbedContainer {
   state: State = { kind: 'waiting', reason: 'ContainerCreating' };
   lastState?: State;
   restartCount = 0;
@@ -74,10 +83,20 @@ class Container {
   backoff = 0;
   timer?: NodeJS.Timeout;
   exited?: Promise<void>;
+  /** The SIGKILL that follows a probe's kill after its grace period. */
+  killTimer?: NodeJS.Timeout;
   constructor(readonly spec: ContainerSpec) {}
+
+  get running(): boolean {
+    return this.state.kind === 'running';
+  }
+
+  get terminated(): boolean {
+    return this.state.kind === 'terminated';
+  }
 }
 
-export class PodRunner {
+export class PodRunner implements ProbeHost {
   readonly cgroup: Cgroup;
   readonly containers: Container[];
   readonly startTime = new Date().toISOString();
@@ -85,7 +104,10 @@ export class PodRunner {
   observer: RuntimeObserver = noObserver;
   readonly #seenAt = process.hrtime.bigint();
   #reportedStart = false;
+  readonly prober: PodProber;
   #stopping = false;
+  /** Pod conditions with the time each last changed status. */
+  readonly #conditions = new Map<ConditionType, { status: string; lastTransitionTime: string }>();
 
   constructor(
     readonly pod: StaticPod,
@@ -93,9 +115,13 @@ export class PodRunner {
     readonly cgroupRoot: string,
     readonly log: Logger,
     readonly events: EventSink = discardEvents,
+    probeMetrics?: ProbeMetrics,
+    /** When the agent started: probes of pods found at its start are spread over their first period. */
+    agentStartMs?: number,
   ) {
     this.cgroup = new Cgroup(env, podCgroupName(cgroupRoot, pod.qos, pod.uid));
     this.containers = pod.containers.map((c) => new Container(c));
+    this.prober = new PodProber(this, probeMetrics, agentStartMs);
   }
 
   get stopping(): boolean {
@@ -124,6 +150,52 @@ export class PodRunner {
     this.observer.podSandbox(false);
     if (missed.length) this.log(0, `pod ${this.ref}: not applied (no controller on this machine): ${missed.join(', ')}`);
     for (const c of this.containers) this.#run(c);
+    this.prober.start();
+  }
+
+  container(name: string): Container | undefined {
+    return this.containers.find((c) => c.spec.name === name);
+  }
+
+  phase(): string {
+    return this.#phase();
+  }
+
+  /** The environment every process of the container gets: a PATH and HOSTNAME as a runtime sets, then the manifest's. */
+  #processEnv(c: Container): Record<string, string> {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOSTNAME: this.pod.name };
+    for (const e of c.spec.env) env[e.name] = e.value;
+    return env;
+  }
+
+  exec(name: string, id: string, command: string[], timeoutMs: number): Promise<ProbeOutcome> {
+    const c = this.container(name);
+    if (!c || c.id !== id || !c.cgroup || c.state.kind !== 'running') return Promise.resolve({ result: 'unknown', output: '', error: new Error(`container ${name} is not running`) });
+    const env = { ...this.#processEnv(c), CORELET_CGROUP_PROCS: c.cgroup.procsFiles().join(' ') };
+    return execProbe({ command, env, cwd: c.spec.workingDir ?? '/', argv: ['/bin/sh', ['-c', WRAPPER, 'sh', ...command]], timeoutMs });
+  }
+
+  /**
+   * kubelet's answer to a failed liveness or startup probe: a Killing event, SIGTERM to the container's processes,
+   * SIGKILL after the probe's grace period (else the pod's, never under 2 s); it then restarts by restartPolicy.
+   */
+  probeFailed(name: string, id: string, type: 'Liveness' | 'Startup', graceSeconds: number | undefined): void {
+    const c = this.container(name);
+    if (!c || c.id !== id || !c.child || this.#stopping) return;
+    const message = `Container ${name} failed ${type.toLowerCase()} probe, will be restarted`;
+    this.log(1, `pod ${this.ref} container ${name}: Killing: ${message}`);
+    this.events.eventf(this.objectRef(name), undefined, 'Normal', 'Killing', 'KillContainer', message);
+    const grace = Math.max(graceSeconds ?? this.pod.terminationGracePeriodSeconds, MIN_GRACE_SECONDS);
+    const pids = c.cgroup?.pids() ?? [];
+    for (const pid of pids.length ? pids : [c.child.pid!]) signal(pid, 'SIGTERM');
+    const cg = c.cgroup;
+    const pid = c.child.pid;
+    c.killTimer = setTimeout(() => {
+      c.killTimer = undefined;
+      if (c.id !== id) return;
+      cg?.killAll();
+      if (pid) signal(-pid, 'SIGKILL');
+    }, grace * 1000);
   }
 
   /** kubelet's format.Pod: `name_namespace(uid)`. */
@@ -158,8 +230,7 @@ export class PodRunner {
       return;
     }
     this.events.eventf(this.objectRef(c.spec.name), undefined, 'Normal', 'Created', 'CreateContainer', `Created container: ${c.spec.name}`);
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOSTNAME: this.pod.name };
-    for (const e of c.spec.env) env[e.name] = e.value;
+    const env = this.#processEnv(c);
     env.CORELET_CGROUP_PROCS = c.cgroup.procsFiles().join(' ');
     const startedAt = new Date();
     c.startedAtMs = startedAt.getTime();
@@ -234,6 +305,8 @@ export class PodRunner {
   }
 
   #exited(c: Container, t: { exitCode: number; signal?: string; reason: string }): void {
+    if (c.killTimer) clearTimeout(c.killTimer);
+    c.killTimer = undefined;
     const startedAt = c.state.kind === 'running' ? c.state.startedAt : new Date(c.startedAtMs || Date.now()).toISOString();
     const term: State = { kind: 'terminated', ...t, startedAt, finishedAt: new Date().toISOString() };
     c.lastState = term;
@@ -259,6 +332,7 @@ export class PodRunner {
   /** Stops every container (SIGTERM, SIGKILL after the grace period) and removes the pod's cgroups. */
   async stop(graceMs = this.pod.terminationGracePeriodSeconds * 1000): Promise<void> {
     this.#stopping = true;
+    const probesStopped = this.prober.stop();
     for (const c of this.containers) {
       if (c.timer) clearTimeout(c.timer);
       c.timer = undefined;
@@ -278,25 +352,14 @@ export class PodRunner {
         clearTimeout(kill);
       }),
     );
+    await probesStopped;
     const began = process.hrtime.bigint();
     await this.#cleanupCgroup(this.cgroup);
     this.observer.cgroupOperation('destroy', Number(process.hrtime.bigint() - began) / 1e9);
     removeEmptyParents(this.env, this.cgroup.name, this.cgroupRoot);
   }
 
-  /** core/v1 PodStatus of the pod as it runs here (for `/pods`). */
-  status(): Record<string, unknown> {
-    const containerStatuses = this.containers.map((c) => ({
-      name: c.spec.name,
-      state: stateJSON(c.state),
-      ...(c.lastState && c.lastState !== c.state ? { lastState: stateJSON(c.lastState) } : {}),
-      ready: c.state.kind === 'running',
-      restartCount: c.restartCount,
-      image: '',
-      imageID: '',
-      ...(c.id ? { containerID: `corelet://${c.id}` } : {}),
-      started: c.state.kind === 'running',
-    }));
+  #phase(): string {
     const states = this.containers.map((c) => c.state);
     let phase = 'Pending';
     if (states.some((s) => s.kind === 'running')) phase = 'Running';
@@ -304,7 +367,41 @@ export class PodRunner {
       phase = states.every((s) => s.kind === 'terminated' && s.exitCode === 0) ? 'Succeeded' : 'Failed';
       if (this.pod.restartPolicy === 'Always' || (this.pod.restartPolicy === 'OnFailure' && phase === 'Failed')) phase = 'Running';
     } else if (this.containers.some((c) => c.restartCount > 0)) phase = 'Running';
-    return { phase, qosClass: this.pod.qos, startTime: this.startTime, containerStatuses };
+    return phase;
+  }
+
+  /** A condition with its lastTransitionTime kept while its status holds. */
+  #condition(type: ConditionType, status: 'True' | 'False', reason?: string, message?: string): Record<string, unknown> {
+    let held = this.#conditions.get(type);
+    if (!held || held.status !== status) this.#conditions.set(type, (held = { status, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }));
+    return { type, status, lastProbeTime: null, lastTransitionTime: held.lastTransitionTime, ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
+  }
+
+  /** core/v1 PodStatus of the pod as it runs here (for `/pods`), with readiness from its probes. */
+  status(): Record<string, unknown> {
+    const containerStatuses = this.containers.map((c) => ({
+      name: c.spec.name,
+      state: stateJSON(c.state),
+      ...(c.lastState && c.lastState !== c.state ? { lastState: stateJSON(c.lastState) } : {}),
+      ready: this.prober.ready(c.spec.name),
+      restartCount: c.restartCount,
+      image: '',
+      imageID: '',
+      ...(c.id ? { containerID: `corelet://${c.id}` } : {}),
+      started: this.prober.started(c.spec.name),
+    }));
+    const phase = this.#phase();
+    // kubelet's GeneratePodInitializedCondition / GenerateContainersReadyCondition / GeneratePodReadyCondition for a
+    // pod without init containers or readiness gates.
+    const unready = containerStatuses.filter((s) => !s.ready).map((s) => s.name);
+    const completed = phase === 'Succeeded';
+    const notReady = completed ? { reason: 'PodCompleted' } : unready.length ? { reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` } : undefined;
+    const conditions = [
+      this.#condition('Initialized', 'True', completed ? 'PodCompleted' : undefined),
+      this.#condition('Ready', notReady ? 'False' : 'True', notReady?.reason, notReady?.message),
+      this.#condition('ContainersReady', notReady ? 'False' : 'True', notReady?.reason, notReady?.message),
+    ];
+    return { phase, conditions, podIP: POD_IP, podIPs: [{ ip: POD_IP }], qosClass: this.pod.qos, startTime: this.startTime, containerStatuses };
   }
 }
 
