@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensurePki } from '../../cmd/certs.ts';
 import { runStorageConformance } from '../conformance.ts';
-import { StorageError } from '../interface.ts';
+import { StorageError, type StorageEvent } from '../interface.ts';
 import { jsonCodec } from '../testing/json-codec.ts';
 import { AsyncFirstTransformer, ScramblingTransformer } from '../testing/scrambling-transformer.ts';
 import type { Transformer } from '../value/transformer.ts';
@@ -386,6 +386,27 @@ if (!etcdAvailable()) {
       const s = new EtcdStorage({ endpoints: ['http://127.0.0.1:1'], codec: jsonCodec });
       await assert.rejects(s.get('/a'), (e) => e instanceof StorageError && e.code === 'Internal' && /etcd/.test(e.message));
       await s.close();
+    });
+
+    it('the watch event of a write of this storage carries the written object (no second decode); another storage decodes its own copy', async () => {
+      const a = open({ prefix: '/own' });
+      const b = open({ prefix: '/own' });
+      const got = (s: EtcdStorage) => new Promise<StorageEvent>((resolve, reject) => s.watch('/k/', 0, { onEvent: resolve, onError: reject }));
+      // A watcher of `a` on another prefix is open while it writes; the watches of the key replay the write after it
+      // was answered (from revision 0), so the event cannot come before the write's answer.
+      const other = a.watch('/other/', 0, { onEvent: () => {}, onError: () => {} });
+      const c = await a.create('/k/ns/a', obj('a'));
+      const [ea, eb] = [got(a), got(b)];
+      const [x, y] = await Promise.all([ea, eb]);
+      assert.equal(x.rv, c.rv);
+      assert.equal(x.object, c.object);
+      assert.ok(x.value.equals(c.value));
+      assert.equal(y.object, undefined);
+      assert.ok(y.value.equals(c.value));
+      assert.deepEqual(y.value.toString(), x.value.toString());
+      other.stop();
+      await a.close();
+      await b.close();
     });
 
     it('https with client certificates (--etcd-cafile, --etcd-certfile, --etcd-keyfile): calls and watches; a client without a certificate is refused', async () => {
