@@ -391,12 +391,14 @@ if (!etcdAvailable()) {
     it('the watch event of a write of this storage carries the written object (no second decode); another storage decodes its own copy', async () => {
       const a = open({ prefix: '/own' });
       const b = open({ prefix: '/own' });
-      const got = (s: EtcdStorage) => new Promise<StorageEvent>((resolve, reject) => s.watch('/k/', 0, { onEvent: resolve, onError: reject }));
+      const got = (s: EtcdStorage, from: number) => new Promise<StorageEvent>((resolve, reject) => s.watch('/k/', from, { onEvent: resolve, onError: reject }));
       // A watcher of `a` on another prefix is open while it writes; the watches of the key replay the write after it
-      // was answered (from revision 0), so the event cannot come before the write's answer.
-      const other = a.watch('/other/', 0, { onEvent: () => {}, onError: () => {} });
+      // was answered (from the revision before it), so the event cannot come before the write's answer. (Revisions
+      // from the etcd's current one: other tests compact the history.)
+      const head = (await a.create('/other/x', obj('x'))).rv;
+      const other = a.watch('/other/', head, { onEvent: () => {}, onError: () => {} });
       const c = await a.create('/k/ns/a', obj('a'));
-      const [ea, eb] = [got(a), got(b)];
+      const [ea, eb] = [got(a, c.rv - 1), got(b, c.rv - 1)];
       const [x, y] = await Promise.all([ea, eb]);
       assert.equal(x.rv, c.rv);
       assert.equal(x.object, c.object);

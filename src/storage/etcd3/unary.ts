@@ -10,6 +10,7 @@
  * grpc-js (client.ts).
  */
 import http2 from 'node:http2';
+import { isIP } from 'node:net';
 import type { SecureContextOptions } from 'node:tls';
 import type { GrpcError } from './client.ts';
 
@@ -189,6 +190,8 @@ export class UnaryChannel {
     const tls = this.#opts.tls;
     const session = http2.connect(`${tls ? 'https' : 'http'}://${this.#authority}`, {
       ...(tls ?? {}),
+      // No SNI for an IP address (RFC 6066; node warns otherwise); the certificate is still checked against the IP.
+      ...(tls && isIP(this.#authority.replace(/^\[|\]?:\d+$/g, '')) ? { servername: '' } : {}),
       // grpc-js does the same: answers are bounded by what etcd sends, not by node's default 10 MB per session.
       maxSessionMemory: Number.MAX_SAFE_INTEGER,
       settings: { enablePush: false, initialWindowSize: STREAM_WINDOW },
