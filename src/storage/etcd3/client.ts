@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import { parseEndpoint, type Endpoint } from './endpoint.ts';
 import type { SecureContextOptions } from 'node:tls';
 import { methods, watchMethod, type StatusResponse, type WatchRequest, type WatchResponse } from './proto.ts';
-import { UnaryChannel } from './unary.ts';
+import { UnaryChannel, type GrpcError } from './unary.ts';
 
 export { parseEndpoint, type Endpoint } from './endpoint.ts';
 
@@ -28,11 +28,7 @@ export interface EtcdClientOptions extends EtcdTlsFiles {
   endpoints: string[];
 }
 
-/** A gRPC status error from etcd (code and etcd's own message, e.g. "etcdserver: mvcc: required revision has been compacted"). */
-export interface GrpcError extends Error {
-  code: number;
-  details: string;
-}
+export type { GrpcError } from './unary.ts';
 
 export function isGrpcError(err: unknown): err is GrpcError {
   return err instanceof Error && typeof (err as { code?: unknown }).code === 'number';

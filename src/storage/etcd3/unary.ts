@@ -12,7 +12,12 @@
 import http2 from 'node:http2';
 import { isIP } from 'node:net';
 import type { SecureContextOptions } from 'node:tls';
-import type { GrpcError } from './client.ts';
+
+/** A gRPC status error from etcd (code and etcd's own message, e.g. "etcdserver: mvcc: required revision has been compacted"). */
+export interface GrpcError extends Error {
+  code: number;
+  details: string;
+}
 
 /** gRPC status codes used here (grpc's status.proto). */
 export const Code = { CANCELLED: 1, UNKNOWN: 2, DEADLINE_EXCEEDED: 4, RESOURCE_EXHAUSTED: 8, INTERNAL: 13, UNAVAILABLE: 14, UNAUTHENTICATED: 16, PERMISSION_DENIED: 7, UNIMPLEMENTED: 12 } as const;
