@@ -1,7 +1,9 @@
 /**
  * etcd load process (child): closed-loop puts of ~700 B event JSON at a concurrency, through the etcd3 npm client
  * (loaded from the directory lib/tools.ts installed it in), keys `/registry/events/<ns>/<name>` as an etcd-backed
- * API server would write them.
+ * API server would write them. `txn` writes each key as an etcd-backed API server creates it instead: a transaction
+ * "put if create_revision == 0"; `lease` attaches the put to a lease granted up front and shared by all (the reuse an
+ * API server does for Events' TTL). Both together are what etcd itself must do per create, without the API server.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -16,10 +18,19 @@ interface Args {
   durationMs: number;
   warmupMs: number;
   run: string;
+  txn?: boolean;
+  lease?: boolean;
+}
+
+interface PutBuilder extends PromiseLike<unknown> {
+  value(v: string): PutBuilder;
+  lease(id: string): PutBuilder;
 }
 
 interface Etcd3Client {
-  put(key: string): { value(v: string): Promise<unknown> };
+  put(key: string): PutBuilder;
+  if(key: string, column: 'Create', cmp: '==', value: number): { then(op: PutBuilder): { commit(): Promise<{ succeeded: boolean }> } };
+  lease(ttl: number, o: { autoKeepAlive: boolean }): { grant(): Promise<string>; revoke(): Promise<unknown> };
   delete(): { prefix(p: string): Promise<unknown> };
   close(): void;
 }
@@ -36,6 +47,8 @@ async function main(): Promise<EtcdResult> {
   const { Etcd3 } = createRequire(join(a.etcd3Dir, 'noop.js'))('etcd3') as { Etcd3: new (o: { hosts: string[] }) => Etcd3Client };
   const c = new Etcd3({ hosts: [a.endpoint] });
   const prefix = `/registry/events/${a.run}/`;
+  const lease = a.lease ? c.lease(3600, { autoKeepAlive: false }) : undefined;
+  const leaseId = lease ? await lease.grant() : '';
   let i = 0;
   let errors = 0;
   const lat = new Samples();
@@ -44,7 +57,15 @@ async function main(): Promise<EtcdResult> {
       const k = i++;
       const t0 = performance.now();
       try {
-        await c.put(`${prefix}ns-${k % 50}/ev-${k}`).value(eventBody({ namespace: `ns-${k % 50}`, namePrefix: 'ev-' }, k));
+        const key = `${prefix}ns-${k % 50}/ev-${k}`;
+        const value = eventBody({ namespace: `ns-${k % 50}`, namePrefix: 'ev-' }, k);
+        const put = lease ? c.put(key).value(value).lease(leaseId) : c.put(key).value(value);
+        if (a.txn) {
+          const r = await c.if(key, 'Create', '==', 0).then(put).commit();
+          if (!r.succeeded) throw new Error(`${key} exists`);
+        } else {
+          await put;
+        }
         if (rec) lat.push(performance.now() - t0);
       } catch {
         errors++;
@@ -58,6 +79,7 @@ async function main(): Promise<EtcdResult> {
   await Promise.all(Array.from({ length: a.concurrency }, () => loop(end, true)));
   const secs = (performance.now() - t0) / 1000;
   await c.delete().prefix(prefix).catch(() => {});
+  await lease?.revoke().catch(() => {});
   c.close();
   return { puts: lat.length, putsPerS: lat.length / secs, errors, latency: lat.summary() };
 }

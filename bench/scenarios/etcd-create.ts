@@ -2,12 +2,14 @@
  * Creates through the etcd backend (issue 14): our create rate and p99 at c=64 over HTTP/2 on a server started with
  * `--storage-backend=etcd3`, against the raw put rate of the same etcd through the etcd3 client, in ABBA pairs in
  * the same run — the ceiling an etcd-backed API server can reach on this machine. Goal: ours ≥ 0.8 × raw.
+ * Next to the raw puts, in the same arm, the raw form of what a create asks of etcd (a create-if-absent transaction
+ * whose put carries a shared lease) through the same client: the part of the gap that is etcd's, not the server's.
  */
 import { startEtcd } from '../baselines/etcd.ts';
 import { startApiServer } from '../lib/apiserver.ts';
 import type { BenchConfig } from '../lib/config.ts';
 import { alternateBalanced, measure, type Measured } from '../lib/measure.ts';
-import { runChild } from '../lib/proc.ts';
+import { cpuMsOf, runChild } from '../lib/proc.ts';
 import { newSection, type Section } from '../lib/report.ts';
 import { fmt, fmtSpread, judge, spread } from '../lib/stats.ts';
 import { etcdVersion, type ToolStatus } from '../lib/tools.ts';
@@ -18,7 +20,7 @@ const C = 64;
 export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus; etcd3Dir?: string; etcd3Note: string }, log: (m: string) => void): Promise<Section> {
   const section = newSection(
     '14. Create through the etcd backend vs raw etcd puts',
-    `A server started with \`--storage-backend=etcd3\` on a single-member etcd from Debian (\`etcd-server\`, loopback, default flags plus an 8 GiB quota): closed-loop creates of ~700 B events at c=${C} over HTTP/2, and closed-loop puts of the same event JSON into the same etcd through the \`etcd3\` npm client in a separate process, ${cfg.pairs} pairs in ABBA order of ${cfg.runMs / 1000} s runs. Ratio = our creates/s ÷ raw puts/s per pair. A create is one etcd transaction (create-if-absent) plus a lease grant per reuse window, so the raw put rate is its ceiling.`,
+    `A server started with \`--storage-backend=etcd3\` on a single-member etcd from Debian (\`etcd-server\`, loopback, default flags plus an 8 GiB quota): closed-loop creates of ~700 B events at c=${C} over HTTP/2, and closed-loop puts of the same event JSON into the same etcd through the \`etcd3\` npm client in a separate process, ${cfg.pairs} pairs in ABBA order of ${cfg.runMs / 1000} s runs. Ratio = our creates/s ÷ raw puts/s per pair. A create is one etcd transaction (create-if-absent, its put on a lease shared over the reuse window), so the raw put rate is its ceiling; the raw form of that transaction (same client, one lease for all) runs right after each raw put run and shows what etcd itself gives for it. etcd CPU per operation is etcd's CPU time (from /proc) over the run ÷ operations, warm-up included pro rata.`,
   );
   if (!tools.etcd.ok || !tools.etcd3Dir) {
     section.notes.push(`Not measured: ${[!tools.etcd.ok ? tools.etcd.note : '', !tools.etcd3Dir ? tools.etcd3Note : ''].filter(Boolean).join('; ')}.`);
@@ -28,10 +30,19 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
   try {
     const server = await startApiServer(['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`], 'core-apiserver (etcd3)');
     try {
-      const { a: ours, b: raw } = await alternateBalanced<Measured | EtcdResult>(
+      type RawRun = EtcdResult & { etcdCpuUs: number };
+      const txns: RawRun[] = [];
+      const oursEtcdCpuUs: number[] = [];
+      const rawRun = async (o: { run: string; warmupMs: number; txn?: boolean; lease?: boolean }): Promise<RawRun> => {
+        const e0 = cpuMsOf(etcd.pid);
+        const x = await runChild<EtcdResult>('load/etcd-put.ts', { endpoint: etcd.endpoint, etcd3Dir: tools.etcd3Dir, concurrency: C, durationMs: cfg.runMs, ...o }, cfg.runMs + 60_000);
+        return { ...x, etcdCpuUs: x.puts ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (x.puts * (1 + o.warmupMs / cfg.runMs)) : NaN };
+      };
+      const { a: ours, b: raw } = await alternateBalanced<Measured | RawRun>(
         cfg.pairs,
-        (i) =>
-          measure(server.pid, {
+        async (i) => {
+          const e0 = cpuMsOf(etcd.pid);
+          const m = await measure(server.pid, {
             origin: server.origin,
             creds: server.creds,
             transport: 'h2',
@@ -40,12 +51,21 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
             ...(i === 0 ? { warmupMs: cfg.warmupMs } : {}),
             method: 'POST',
             event: { namespace: 'bench-etcd-create', namePrefix: `e-r${i}-`, start: 0 },
-          }),
-        (i) => runChild<EtcdResult>('load/etcd-put.ts', { endpoint: etcd.endpoint, etcd3Dir: tools.etcd3Dir, concurrency: C, durationMs: cfg.runMs, warmupMs: i === 0 ? cfg.warmupMs : 200, run: `ec${C}r${i}` }, cfg.runMs + 60_000),
+          });
+          oursEtcdCpuUs.push(m.completed ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (m.completed * (1 + (i === 0 ? cfg.warmupMs : 0) / cfg.runMs)) : NaN);
+          return m;
+        },
+        async (i) => {
+          const put = await rawRun({ run: `ec${C}r${i}`, warmupMs: i === 0 ? cfg.warmupMs : 200 });
+          txns.push(await rawRun({ run: `etx${C}r${i}`, warmupMs: 200, txn: true, lease: true }));
+          return put;
+        },
       );
       const o = ours as Measured[];
-      const r = raw as EtcdResult[];
+      const r = raw as RawRun[];
       const ratios = o.map((x, i) => x.okPerS / r[i]!.putsPerS);
+      const txnRatios = txns.map((x, i) => x.putsPerS / r[i]!.putsPerS);
+      const oursToTxn = o.map((x, i) => x.okPerS / txns[i]!.putsPerS);
       const failures = o.reduce((s, x) => s + (x.completed - x.lat2xx.n) + x.errors, 0);
       section.tables.push({
         caption: 'min / **median** / max over the pairs; latencies in ms.',
@@ -65,9 +85,24 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
           ],
         ],
       });
+      section.tables.push({
+        caption: `What etcd gives for what a create asks of it: the raw create-if-absent transaction with a lease (same client, run after each raw put run), and CPU per operation. min / **median** / max over the pairs.`,
+        head: ['c', 'raw txn creates/s', 'raw txn p99 ms', 'raw txn ÷ raw put', 'ours ÷ raw txn', 'etcd CPU µs/op: put → txn → our create', 'our server CPU µs/create'],
+        rows: [
+          [
+            String(C),
+            fmtSpread(spread(txns.map((x) => x.putsPerS))),
+            fmtSpread(spread(txns.map((x) => x.latency.p99))),
+            fmtSpread(spread(txnRatios)),
+            fmtSpread(spread(oursToTxn)),
+            `${fmt(spread(r.map((x) => x.etcdCpuUs)).median)} → ${fmt(spread(txns.map((x) => x.etcdCpuUs)).median)} → ${fmt(spread(oursEtcdCpuUs).median)}`,
+            fmt(spread(o.map((x) => x.serverCpuUs)).median),
+          ],
+        ],
+      });
       section.goals.push(judge({ id: 'G14a', text: `create rate through etcd c=${C} HTTP/2 ≥ 0.8 × raw etcd put rate (same etcd, same run)`, direction: 'atLeast', target: 0.8 }, ratios, { ok: failures === 0, why: 'some creates failed (non-2xx or errors)' }));
-      section.notes.push(`${etcdVersion() ?? 'etcd'}; ${tools.etcd3Note}. Per-pair ratios: ${ratios.map((x) => fmt(x)).join(', ')}.`);
-      log(`  etcd create c=${C}: ours ${fmt(spread(o.map((x) => x.okPerS)).median)}/s, raw ${fmt(spread(r.map((x) => x.putsPerS)).median)} puts/s`);
+      section.notes.push(`${etcdVersion() ?? 'etcd'}; ${tools.etcd3Note}. Per-pair ratios: ${ratios.map((x) => fmt(x)).join(', ')}; raw txn ÷ raw put: ${txnRatios.map((x) => fmt(x)).join(', ')}.`);
+      log(`  etcd create c=${C}: ours ${fmt(spread(o.map((x) => x.okPerS)).median)}/s, raw ${fmt(spread(r.map((x) => x.putsPerS)).median)} puts/s, raw txn ${fmt(spread(txns.map((x) => x.putsPerS)).median)}/s`);
     } finally {
       await server.stop();
     }

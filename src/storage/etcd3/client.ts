@@ -1,6 +1,7 @@
 /**
- * A small etcd v3 client on grpc-js (see proto.ts for why not the `etcd3` package): unary KV, Lease and Maintenance
- * calls, and watch streams. One gRPC channel per endpoint of `--etcd-servers`; calls go to the current endpoint and
+ * A small etcd v3 client (see proto.ts for why not the `etcd3` package): unary KV, Lease and Maintenance calls on an
+ * HTTP/2 session per endpoint of `--etcd-servers` (unary.ts: gRPC's wire format without grpc-js's per-call cost), and
+ * watch streams on a grpc-js channel per endpoint. Calls go to the current endpoint and
  * move on to the next one when it is unavailable. Reads (Range, Status) are retried on the next endpoint, since
  * repeating them is harmless; writes are not: a write whose answer was lost may have been applied, and only the
  * caller can tell whether repeating it is safe (a create would then find its own key).
@@ -8,7 +9,9 @@
 import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { parseEndpoint, type Endpoint } from './endpoint.ts';
+import type { SecureContextOptions } from 'node:tls';
 import { methods, watchMethod, type StatusResponse, type WatchRequest, type WatchResponse } from './proto.ts';
+import { UnaryChannel, type GrpcError } from './unary.ts';
 
 export { parseEndpoint, type Endpoint } from './endpoint.ts';
 
@@ -25,11 +28,7 @@ export interface EtcdClientOptions extends EtcdTlsFiles {
   endpoints: string[];
 }
 
-/** A gRPC status error from etcd (code and etcd's own message, e.g. "etcdserver: mvcc: required revision has been compacted"). */
-export interface GrpcError extends Error {
-  code: number;
-  details: string;
-}
+export type { GrpcError } from './unary.ts';
 
 export function isGrpcError(err: unknown): err is GrpcError {
   return err instanceof Error && typeof (err as { code?: unknown }).code === 'number';
@@ -56,7 +55,10 @@ const IDEMPOTENT = new Set<keyof Methods>(['range', 'status']);
 
 export class EtcdClient {
   readonly endpoints: readonly Endpoint[];
+  /** Watch streams (grpc-js). */
   readonly #clients: grpc.Client[];
+  /** Unary calls. */
+  readonly #unary: UnaryChannel[];
   #current = 0;
   #closed = false;
   /**
@@ -70,10 +72,13 @@ export class EtcdClient {
   constructor(opts: EtcdClientOptions) {
     if (opts.endpoints.length === 0) throw new Error('no etcd servers given');
     this.endpoints = opts.endpoints.map(parseEndpoint);
-    const creds = this.endpoints.some((e) => e.tls) ? tlsCredentials(opts) : undefined;
+    const tls = this.endpoints.some((e) => e.tls) ? readTls(opts) : undefined;
+    const creds = tls ? grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null) : undefined;
     // Keepalive pings find a dead connection (a member killed without FIN) in seconds, not the OS's TCP timeout.
-    const channelOptions = { 'grpc.keepalive_time_ms': 30_000, 'grpc.keepalive_timeout_ms': 10_000, 'grpc.max_receive_message_length': -1 };
+    const keepalive = { keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000 };
+    const channelOptions = { 'grpc.keepalive_time_ms': keepalive.keepaliveTimeMs, 'grpc.keepalive_timeout_ms': keepalive.keepaliveTimeoutMs, 'grpc.max_receive_message_length': -1 };
     this.#clients = this.endpoints.map((e) => new grpc.Client(e.target, e.tls ? creds! : grpc.credentials.createInsecure(), channelOptions));
+    this.#unary = this.endpoints.map((e) => new UnaryChannel(e.target, { ...keepalive, ...(e.tls ? { tls: tls! } : {}) }));
     this.#downUntil = this.endpoints.map(() => 0);
   }
 
@@ -107,8 +112,8 @@ export class EtcdClient {
     if (n === 1) return;
     const now = Date.now();
     const failing = (i: number) => {
-      const state = this.#clients[i]!.getChannel().getConnectivityState(false);
-      return state === grpc.connectivityState.TRANSIENT_FAILURE || (now < this.#downUntil[i]! && state !== grpc.connectivityState.READY);
+      const u = this.#unary[i]!;
+      return u.failing || (now < this.#downUntil[i]! && !u.ready);
     };
     if (!failing(this.#current)) return;
     for (let k = 1; k < n; k++) {
@@ -124,19 +129,13 @@ export class EtcdClient {
   callOn<K extends keyof Methods>(index: number, name: K, req: ReqOf<K>, deadlineMs?: number): Promise<ResOf<K>> {
     if (this.#closed) return Promise.reject(new Error('etcd client closed'));
     const m = methods[name];
-    const client = this.#clients[index]!;
-    const options: grpc.CallOptions = deadlineMs ? { deadline: Date.now() + deadlineMs } : {};
-    return new Promise<ResOf<K>>((resolve, reject) => {
-      client.makeUnaryRequest(
-        m.path,
-        m.serialize as (r: ReqOf<K>) => Buffer,
-        m.deserialize as (b: Buffer) => ResOf<K>,
-        req,
-        new grpc.Metadata(),
-        options,
-        (err, res) => (err ? reject(err) : resolve(res!)),
-      );
-    });
+    let body: Buffer;
+    try {
+      body = (m.serialize as (r: ReqOf<K>) => Buffer)(req);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.#unary[index]!.call(m.path, body, deadlineMs).then((b) => (m.deserialize as (b: Buffer) => ResOf<K>)(b));
   }
 
   /** Status of every endpoint (its etcd version and database size), or the error it answered with. */
@@ -173,10 +172,11 @@ export class EtcdClient {
     if (this.#closed) return;
     this.#closed = true;
     for (const c of this.#clients) c.close();
+    for (const u of this.#unary) u.close();
   }
 }
 
-function tlsCredentials(opts: EtcdTlsFiles): grpc.ChannelCredentials {
+function readTls(opts: EtcdTlsFiles): SecureContextOptions & { ca?: Buffer; key?: Buffer; cert?: Buffer } {
   const read = (flag: string, path: string | undefined) => {
     if (!path) return null;
     try {
@@ -186,5 +186,8 @@ function tlsCredentials(opts: EtcdTlsFiles): grpc.ChannelCredentials {
     }
   };
   if (!!opts.certFile !== !!opts.keyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
-  return grpc.credentials.createSsl(read('--etcd-cafile', opts.caFile), read('--etcd-keyfile', opts.keyFile), read('--etcd-certfile', opts.certFile));
+  const ca = read('--etcd-cafile', opts.caFile);
+  const key = read('--etcd-keyfile', opts.keyFile);
+  const cert = read('--etcd-certfile', opts.certFile);
+  return { ...(ca ? { ca } : {}), ...(key ? { key } : {}), ...(cert ? { cert } : {}) };
 }

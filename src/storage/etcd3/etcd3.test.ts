@@ -3,9 +3,13 @@
  * conformance suite, with and without a transformer, then what is particular to etcd (leases, other writers, errors).
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ensurePki } from '../../cmd/certs.ts';
 import { runStorageConformance } from '../conformance.ts';
-import { StorageError } from '../interface.ts';
+import { StorageError, type StorageEvent } from '../interface.ts';
 import { jsonCodec } from '../testing/json-codec.ts';
 import { AsyncFirstTransformer, ScramblingTransformer } from '../testing/scrambling-transformer.ts';
 import type { Transformer } from '../value/transformer.ts';
@@ -382,6 +386,50 @@ if (!etcdAvailable()) {
       const s = new EtcdStorage({ endpoints: ['http://127.0.0.1:1'], codec: jsonCodec });
       await assert.rejects(s.get('/a'), (e) => e instanceof StorageError && e.code === 'Internal' && /etcd/.test(e.message));
       await s.close();
+    });
+
+    it('the watch event of a write of this storage carries the written object (no second decode); another storage decodes its own copy', async () => {
+      const a = open({ prefix: '/own' });
+      const b = open({ prefix: '/own' });
+      const got = (s: EtcdStorage, from: number) => new Promise<StorageEvent>((resolve, reject) => s.watch('/k/', from, { onEvent: resolve, onError: reject }));
+      // A watcher of `a` on another prefix is open while it writes; the watches of the key replay the write after it
+      // was answered (from the revision before it), so the event cannot come before the write's answer. (Revisions
+      // from the etcd's current one: other tests compact the history.)
+      const head = (await a.create('/other/x', obj('x'))).rv;
+      const other = a.watch('/other/', head, { onEvent: () => {}, onError: () => {} });
+      const c = await a.create('/k/ns/a', obj('a'));
+      const [ea, eb] = [got(a, c.rv - 1), got(b, c.rv - 1)];
+      const [x, y] = await Promise.all([ea, eb]);
+      assert.equal(x.rv, c.rv);
+      assert.equal(x.object, c.object);
+      assert.ok(x.value.equals(c.value));
+      assert.equal(y.object, undefined);
+      assert.ok(y.value.equals(c.value));
+      assert.deepEqual(y.value.toString(), x.value.toString());
+      other.stop();
+      await a.close();
+      await b.close();
+    });
+
+    it('https with client certificates (--etcd-cafile, --etcd-certfile, --etcd-keyfile): calls and watches; a client without a certificate is refused', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'etcd-tls-'));
+      const { paths } = await ensurePki(dir, { hosts: [] });
+      const tls = { caFile: paths.caCert, certFile: paths.adminCert, keyFile: paths.adminKey };
+      const e = await startEtcd({ tls: { certFile: paths.serverCert, keyFile: paths.serverKey, caFile: paths.caCert, clientCertFile: paths.adminCert, clientKeyFile: paths.adminKey } });
+      try {
+        const s = new EtcdStorage({ endpoints: [e.endpoint], ...tls, codec: jsonCodec, prefix: '/tls' });
+        const seen = new Promise<number>((resolve, reject) => s.watch('/k/', 0, { onEvent: (ev) => resolve(ev.rv), onError: reject }));
+        const c = await s.create('/k/ns/a', obj('a'));
+        assert.equal((await s.get('/k/ns/a'))!.rv, c.rv);
+        assert.equal(await seen, c.rv);
+        await s.close();
+        const anonymous = new EtcdStorage({ endpoints: [e.endpoint], caFile: paths.caCert, codec: jsonCodec, prefix: '/tls' });
+        await assert.rejects(anonymous.get('/k/ns/a'), (err) => err instanceof StorageError && err.code === 'Internal' && /etcd/.test(err.message));
+        await anonymous.close();
+      } finally {
+        await e.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 }

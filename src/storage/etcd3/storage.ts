@@ -401,6 +401,7 @@ export class EtcdStorage implements Storage {
   #stamp(key: string, object: KubeObject, plain: Buffer, rv: number, ttlSeconds: number | undefined): StoredObject {
     const value = this.#codec.setResourceVersion(plain, rv);
     object.metadata.resourceVersion = String(rv);
+    this.#hub.noteOwnWrite(key, rv, value, object);
     // This storage's writes move the revision for every other prefix's watch: let them know soon.
     this.#hub.requestProgress();
     return ttlSeconds ? { key, rv, value, object, expiresAt: Date.now() + ttlSeconds * 1000 } : { key, rv, value, object };

@@ -27,6 +27,7 @@
  *    replay). That is stricter than upstream, which uses the answers as they come.
  */
 import type { ClientDuplexStream } from '@grpc/grpc-js';
+import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import type { StorageEvent, Watch, WatchHandler } from '../interface.ts';
 import { StorageError } from '../interface.ts';
 import { isCorrupt, type StoredValues } from '../stored-values.ts';
@@ -38,6 +39,16 @@ import { EVENT_DELETE, num, type KeyValue, type WatchEvent, type WatchRequest, t
 const SYNC_GRACE_MS = 500;
 /** Spacing of progress requests while writes keep coming: one answer per interval is enough to keep caches fresh. */
 const PROGRESS_SPACING_MS = 20;
+
+/** Own writes waiting for their watch event are forgotten past this many (their events went to no watcher). */
+const OWN_WRITES_MAX = 4096;
+
+/** A write of this process, as served: its watch event can carry it instead of decoding etcd's copy again. */
+interface OwnWrite {
+  rv: number;
+  value: Buffer;
+  object: KubeObject;
+}
 
 /** Keys in etcd ↔ keys of the Storage interface. */
 export interface KeySpace {
@@ -89,6 +100,8 @@ export class WatchHub {
 
   /** Progress answers are ordered after queued events (see the top of the file). */
   readonly #ordered: boolean;
+  /** This process's writes by key, until their event arrives (see noteOwnWrite). */
+  readonly #own = new Map<string, OwnWrite>();
 
   constructor(client: EtcdClient, keys: KeySpace, values: StoredValues, ordered: boolean, onEventsReceived?: (n: number) => void) {
     this.#client = client;
@@ -131,6 +144,22 @@ export class WatchHub {
     if (this.#closed || !this.#stream || this.#watchers.size === 0) return;
     this.#progressWanted = true;
     this.#pumpProgress();
+  }
+
+  /**
+   * This storage wrote `object` (served bytes `value`) at `rv`: the event etcd sends for that key and revision is
+   * this very write, so it is handed to the watcher as it is, as the SQLite backend hands its writes to its watchers,
+   * instead of undoing the transformer and decoding etcd's copy again. Only the first watcher of the key takes it
+   * (the others decode their own copy: no object is shared between two consumers).
+   */
+  noteOwnWrite(key: string, rv: number, value: Buffer, object: KubeObject): void {
+    if (this.#watchers.size === 0) return;
+    // An event that arrived before the write's answer has already been decoded: nothing would take it.
+    let behind = false;
+    for (const w of this.#watchers.values()) if (w.lastRv < rv) behind = true;
+    if (!behind) return;
+    if (this.#own.size >= OWN_WRITES_MAX) this.#own.clear();
+    this.#own.set(key, { rv, value, object });
   }
 
   /** The lowest revision every synced watcher has reached (for a consistent read to know whether to ask). */
@@ -263,9 +292,14 @@ export class WatchHub {
       return isPromise(r) ? r.then((x) => emit(x.plain, x.value), unreadable) : emit(r.plain, r.value);
     }
     const type = num(kv.create_revision) === rv ? 'ADDED' : 'MODIFIED';
+    let own = this.#own.get(key);
+    if (own) {
+      this.#own.delete(key);
+      if (own.rv !== rv) own = undefined;
+    }
     // A new value that does not read back ends the watch with StorageError Corrupt (as the SQLite backend's replay
     // and upstream's watcher do): the watch cache lists again and reports it beside the readable objects.
-    const v = this.#values.read(key, rv, buf(kv.value), this.#etcdKeyString(kv));
+    const v = own ? own.value : this.#values.read(key, rv, buf(kv.value), this.#etcdKeyString(kv));
     const prev = type === 'MODIFIED' && ev.prev_kv && ev.prev_kv.key && ev.prev_kv.key.length > 0 ? ev.prev_kv : undefined;
     // The previous value is optional (StorageEvent.prevValue "when known"): one that does not read back is left out.
     let pv: Buffer | Promise<Buffer | undefined> | undefined;
@@ -277,8 +311,9 @@ export class WatchHub {
         pv = dropCorrupt(err);
       }
     }
+    const object = own?.object;
     const emit = (value: Buffer, prevValue: Buffer | undefined) =>
-      this.#emit(w, prevValue ? { type, key, rv, value, prevValue } : { type, key, rv, value });
+      this.#emit(w, object ? (prevValue ? { type, key, rv, value, object, prevValue } : { type, key, rv, value, object }) : prevValue ? { type, key, rv, value, prevValue } : { type, key, rv, value });
     if (isPromise(v) || isPromise(pv)) {
       if (isPromise(pv) && !isPromise(v)) return pv.then((b) => emit(v, b));
       return Promise.all([v, pv]).then(([a, b]) => emit(a, b));

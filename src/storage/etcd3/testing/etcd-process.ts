@@ -36,11 +36,22 @@ export interface EtcdProcess {
   stop(): Promise<void>;
 }
 
-export async function startEtcd(opts: { extraArgs?: string[]; timeoutMs?: number } = {}): Promise<EtcdProcess> {
+/** Client TLS for etcd: serving certificate and key, and the CA that client certificates must chain to. */
+export interface EtcdServerTls {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+  /** The client certificate the readiness check presents. */
+  clientCertFile: string;
+  clientKeyFile: string;
+}
+
+export async function startEtcd(opts: { extraArgs?: string[]; timeoutMs?: number; tls?: EtcdServerTls } = {}): Promise<EtcdProcess> {
+  const tls = opts.tls;
   const dataDir = mkdtempSync(join(tmpdir(), 'etcd-test-'));
   for (let attempt = 0; ; attempt++) {
     const [client, peer] = [await freePort(), await freePort()];
-    const endpoint = `http://127.0.0.1:${client}`;
+    const endpoint = `${tls ? 'https' : 'http'}://127.0.0.1:${client}`;
     const peerUrl = `http://127.0.0.1:${peer}`;
     const args = [
       '--name', 'test',
@@ -52,6 +63,7 @@ export async function startEtcd(opts: { extraArgs?: string[]; timeoutMs?: number
       '--initial-cluster', `test=${peerUrl}`,
       '--logger', 'zap',
       '--log-level', 'error',
+      ...(tls ? ['--cert-file', tls.certFile, '--key-file', tls.keyFile, '--trusted-ca-file', tls.caFile, '--client-cert-auth'] : []),
       ...(opts.extraArgs ?? []),
     ];
     const proc = spawn(ETCD_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -82,7 +94,7 @@ export async function startEtcd(opts: { extraArgs?: string[]; timeoutMs?: number
       rmSync(dataDir, { recursive: true, force: true });
     };
     // Ready when it answers a Status call.
-    const c = new EtcdClient({ endpoints: [endpoint] });
+    const c = new EtcdClient({ endpoints: [endpoint], ...(tls ? { caFile: tls.caFile, certFile: tls.clientCertFile, keyFile: tls.clientKeyFile } : {}) });
     const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
     try {
       for (;;) {
