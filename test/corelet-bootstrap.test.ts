@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { networkInterfaces, release, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { makeCSR } from '../src/corelet/certificates.ts';
 import { discoverCgroups } from '../src/corelet/cgroups.ts';
@@ -143,6 +143,11 @@ describe('corelet TLS bootstrap', { skip: skipCorelet }, () => {
       return new RegExp(`^${NODE}\\s+Ready\\s`, 'm').test(k.stdout) && k.stdout;
     });
     assert.match(out, new RegExp(`^${NODE}\\s+Ready\\s+<none>\\s+\\S+\\s+\\S*\\s+${ip!.replace(/\./g, '\\.')}\\s`, 'm'));
+    // VERSION, KERNEL-VERSION and CONTAINER-RUNTIME come from the Node's nodeInfo, read from this machine.
+    const row = out.split('\n').find((l) => l.startsWith(`${NODE} `))!;
+    assert.ok(row.includes(release()), row);
+    assert.match(row, /\sv1\.\d+\.\d+\S*\s/);
+    assert.match(row, /corelet:\/\/v1\./);
     const k = await s.kubectl(['events', '-n', 'default']);
     assert.match(k.stdout, new RegExp(`Normal\\s+Starting\\s+Node/${NODE}\\s+Starting corelet\\.`));
   });

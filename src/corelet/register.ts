@@ -7,6 +7,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { RestClient } from '../client/rest.ts';
+import { nodeSystemInfo } from './node-info.ts';
 import { discardEvents, type EventSink, type ObjectReference } from './event-sink.ts';
 import type { Logger } from './runtime.ts';
 
@@ -17,7 +18,7 @@ export function nodeRef(nodeName: string): ObjectReference {
   return { apiVersion: 'v1', kind: 'Node', name: nodeName, uid: nodeName };
 }
 
-/** The Node object the corelet registers: name, hostname label, capacity of this machine. */
+/** The Node object the corelet registers: name, hostname label, capacity and system info of this machine. */
 export function nodeObject(nodeName: string): Obj {
   const capacity = { cpu: String(cpus().length), memory: `${Math.floor(totalmem() / 1024)}Ki`, pods: '110' };
   return {
@@ -25,11 +26,11 @@ export function nodeObject(nodeName: string): Obj {
     kind: 'Node',
     metadata: { name: nodeName, labels: { 'kubernetes.io/hostname': nodeName, 'kubernetes.io/os': process.platform, 'kubernetes.io/arch': process.arch === 'x64' ? 'amd64' : process.arch } },
     spec: {},
-    status: { capacity, allocatable: capacity },
+    status: { capacity, allocatable: capacity, nodeInfo: nodeSystemInfo() },
   };
 }
 
-/** The status patch: Ready with a fresh heartbeat, the address and port the corelet serves on. */
+/** The status patch: Ready with a fresh heartbeat, the address and port the corelet serves on, the system info (kubelet posts it with every status, so a Node registered by an earlier version gets it too). */
 export function statusPatch(nodeName: string, address: string, port: number, readySince: string): Obj {
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   return {
@@ -40,6 +41,7 @@ export function statusPatch(nodeName: string, address: string, port: number, rea
         { type: 'Hostname', address: nodeName },
       ],
       daemonEndpoints: { kubeletEndpoint: { Port: port } },
+      nodeInfo: nodeSystemInfo(),
     },
   };
 }
