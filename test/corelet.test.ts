@@ -5,7 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statfsSync, writeFileSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -70,7 +70,7 @@ describe('corelet', { skip }, () => {
   before(async () => {
     writeFileSync(join(dir, 'burn.yaml'), pod('burn', 'while :; do :; done'));
     writeFileSync(join(dir, 'broken.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: broken}\nspec: {containers: [{name: x}]}\n');
-    agent = spawn(process.execPath, ['--import', 'tsx', 'src/cmd/corelet.ts', `--pod-manifest-path=${dir}`, '--port=0', '--hostname-override=e2e-node', `--cgroup-root=${cgroupRoot}`, '--v=2'], { cwd: ROOT });
+    agent = spawn(process.execPath, ['--import', 'tsx', 'src/cmd/corelet.ts', `--pod-manifest-path=${dir}`, '--port=0', '--hostname-override=e2e-node', `--cgroup-root=${cgroupRoot}`, `--root-dir=${join(dir, '.root')}`, '--v=2'], { cwd: ROOT });
     agent.stderr!.on('data', (d) => (stderr += d));
     port = await until('the corelet to serve', () => Number(/serving on https:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)?.[1]) || undefined, 30_000);
   });
@@ -112,6 +112,13 @@ describe('corelet', { skip }, () => {
     assert.equal(second.s.node.nodeName, 'e2e-node');
     assert.ok(second.s.node.cpu.usageCoreNanoSeconds > 0);
     assert.ok(second.p.process_stats.process_count >= 1);
+    // The node fs is the filesystem of --root-dir, as statfs(2) gives it (`df` reads the same numbers).
+    const fs = second.s.node.fs;
+    const df = statfsSync(join(dir, '.root'));
+    assert.equal(fs.capacityBytes, df.blocks * df.bsize);
+    assert.equal(fs.inodes, df.files);
+    assert.ok(fs.usedBytes > 0 && fs.availableBytes > 0 && fs.usedBytes + fs.availableBytes <= fs.capacityBytes, JSON.stringify(fs));
+    assert.ok(fs.inodesUsed > 0 && fs.inodesUsed + fs.inodesFree === fs.inodes);
     if (existsSync('/proc/pressure/cpu')) {
       for (const o of [second.s.node.cpu, second.s.node.memory, second.s.node.io]) {
         assert.deepEqual(Object.keys(o.psi).sort(), ['full', 'some']);

@@ -28,6 +28,7 @@ export function newCoreletFlagSet() {
       kubeconfig: fs.string('kubeconfig', '', 'Path to a kubeconfig file, specifying how to connect to the API server. Providing --kubeconfig enables API server mode, omitting --kubeconfig enables standalone mode.', s),
       hostnameOverride: fs.string('hostname-override', '', 'If non-empty, will use this string as identification instead of the actual hostname.', s),
       podManifestPath: fs.string('pod-manifest-path', '', 'Path to the directory containing static pod files to run.', s),
+      rootDir: fs.string('root-dir', 'data/corelet', 'Directory path for managing corelet files; /stats/summary reports its filesystem as the node\'s fs. (kubelet: /var/lib/kubelet; relative paths are taken from the working directory.)', s),
       address: fs.ip('address', '127.0.0.1', 'The IP address for the corelet to serve on. (kubelet serves on 0.0.0.0; with kubelet\'s authentication defaults, --anonymous-auth=true and --authorization-mode=AlwaysAllow, anyone who reaches the port may do anything, so the corelet stays on loopback unless told otherwise: serve elsewhere with --client-ca-file, --authentication-token-webhook, --authorization-mode=Webhook and --anonymous-auth=false.)', s),
       port: fs.int('port', 10250, 'The port for the corelet to serve on.', s),
       cgroupRoot: fs.string('cgroup-root', '', 'Optional root cgroup to use for pods. Default: \'\', which means use the container runtime default.', s),
@@ -86,6 +87,7 @@ export function parseCoreletFlags(argv: string[]) {
     usage: () => `Usage:\n  corelet [flags]\n${fs.sectionUsages(['Generic', 'Logs'])}`,
     nodeName,
     manifestPath,
+    rootDir: resolve(flags.rootDir.value || 'data/corelet'),
     kubeconfig: flags.kubeconfig.value,
     address: flags.address.value,
     port: flags.port.value,
@@ -163,7 +165,7 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   const recorder = client ? new EventRecorder({ client, reportingController: 'corelet', reportingInstance: opts.nodeName, log: (level, msg) => log(level, `events: ${msg}`) }) : undefined;
-  const agent = new Agent({ nodeName: opts.nodeName, manifestPath: opts.manifestPath, cgroupRoot: opts.cgroupRoot, address: opts.address, port: opts.port, tls, log, cgroups, flags: opts.flagValues, auth, ...(recorder ? { events: recorder } : {}) });
+  const agent = new Agent({ nodeName: opts.nodeName, manifestPath: opts.manifestPath, rootDir: opts.rootDir, cgroupRoot: opts.cgroupRoot, address: opts.address, port: opts.port, tls, log, cgroups, flags: opts.flagValues, auth, ...(recorder ? { events: recorder } : {}) });
   try {
     await agent.start();
   } catch (e) {

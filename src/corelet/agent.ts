@@ -4,7 +4,7 @@
  * `/stats/summary`, `/pods`, `/healthz`, its metrics endpoints, `/statusz` and `/flagz` over HTTPS (one file per
  * endpoint; `routes` maps paths to them).
  */
-import { existsSync, rmdirSync, watch, readdirSync, readFileSync, statSync, type FSWatcher } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync, watch, readdirSync, readFileSync, statSync, type FSWatcher } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +16,7 @@ import { discardEvents, type EventSink } from './event-sink.ts';
 import { authorizeRequest, type CoreletAuth } from './auth.ts';
 import { ProbeMetrics } from './probe-metrics.ts';
 import { nodeRef } from './register.ts';
-import { CpuRates, cgroupCpu, cgroupIO, cgroupMemory, nodeCpu, nodeIO, nodeMemory, nodeRlimit } from './stats.ts';
+import { CpuRates, cgroupCpu, cgroupIO, cgroupMemory, nodeCpu, nodeIO, nodeFs, nodeMemory, nodeRlimit } from './stats.ts';
 import type { FlagValue } from '../util/zpages/flagz.ts';
 import { CoreletHealth } from './healthz.ts';
 import { CoreletMetrics } from './metrics.ts';
@@ -28,6 +28,8 @@ import { coreletZpages } from './zpages.ts';
 export interface AgentOptions {
   nodeName: string;
   manifestPath: string;
+  /** kubelet's --root-dir: made at start; its filesystem is the node's `fs` in the summary. */
+  rootDir?: string;
   cgroupRoot: string;
   address: string;
   port: number;
@@ -112,6 +114,8 @@ export class Agent {
   async start(): Promise<void> {
     this.events.eventf(nodeRef(this.opts.nodeName), undefined, 'Normal', 'Starting', 'StartCorelet', 'Starting corelet.');
     for (const m of this.env.missing) this.opts.log(0, `cgroups: ${m}`);
+    // kubelet makes its root dir at start; the summary's node fs is the filesystem it lands on.
+    if (this.opts.rootDir) mkdirSync(this.opts.rootDir, { recursive: true });
     // A --cgroup-root the agent creates is its own to remove at stop; one that existed is left as found.
     if (this.opts.cgroupRoot) this.#createdRoots = new Cgroup(this.env, this.opts.cgroupRoot).dirs().filter((d) => !existsSync(d));
     if (this.opts.manifestPath) {
@@ -256,6 +260,10 @@ export class Agent {
     if (mem) node.memory = mem;
     const io = nodeIO(time);
     if (io) node.io = io;
+    if (this.opts.rootDir) {
+      const fs = nodeFs(this.opts.rootDir, time);
+      if (fs) node.fs = fs;
+    }
     node.rlimit = nodeRlimit(time);
     const pods = [...this.pods.values()].map((r) => {
       const containers = r.containers

@@ -3,7 +3,7 @@
  * stall information of the node (from /proc and the v2 root) and of each pod and container cgroup. A value the
  * machine does not give is left out, never estimated: the JSON omits the field as upstream's `omitempty` does.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Cgroup } from './cgroups.ts';
 
@@ -32,6 +32,15 @@ export interface MemoryStats {
   pageFaults?: number;
   majorPageFaults?: number;
   psi?: PSIStats;
+}
+export interface FsStats {
+  time: string;
+  availableBytes: number;
+  capacityBytes: number;
+  usedBytes: number;
+  inodesFree: number;
+  inodes: number;
+  inodesUsed: number;
 }
 export interface IOStats {
   time: string;
@@ -252,4 +261,25 @@ export function nodeRlimit(time: string): { time: string; maxpid?: number; curpr
   const m = load && /\s\d+\/(\d+)\s/.exec(load);
   if (m) out.curproc = Number(m[1]);
   return out;
+}
+
+/**
+ * The filesystem holding `dir` (kubelet's node `fs`: the one of its root dir), from statfs(2) as cadvisor reads it:
+ * available = blocks free to unprivileged users, used = blocks - free blocks. Undefined when the path is unreadable.
+ */
+export function nodeFs(dir: string, time: string): FsStats | undefined {
+  try {
+    const s = statfsSync(dir);
+    return {
+      time,
+      availableBytes: s.bavail * s.bsize,
+      capacityBytes: s.blocks * s.bsize,
+      usedBytes: (s.blocks - s.bfree) * s.bsize,
+      inodesFree: s.ffree,
+      inodes: s.files,
+      inodesUsed: s.files - s.ffree,
+    };
+  } catch {
+    return undefined;
+  }
 }
