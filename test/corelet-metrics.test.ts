@@ -180,6 +180,10 @@ describe('corelet metrics endpoints', { skip }, () => {
     assert.equal(find(all, 'corelet_started_pods_errors_total')?.value, 0);
     assert.equal(find(all, 'corelet_containers_per_pod_count_bucket', { le: '1' })?.value, 1);
     assert.equal(find(all, 'corelet_cgroup_manager_duration_seconds_count', { operation_type: 'create' })?.value, 1);
+    // The PLEG relists every second from the start: timed, and seen active within the last few seconds.
+    assert.ok(find(all, 'corelet_pleg_relist_duration_seconds_count')!.value >= 1);
+    assert.ok(Math.abs(find(all, 'corelet_pleg_last_seen_seconds')!.value - Date.now() / 1000) < 30);
+    assert.equal(find(all, 'corelet_pleg_discard_events')?.value, 0);
     assert.ok(find(all, 'corelet_http_requests_total', { path: 'healthz', method: 'GET', server_type: 'readwrite', long_running: 'false' })!.value >= 1);
     assert.equal(find(all, 'corelet_http_inflight_requests', { path: 'metrics' })?.value, 1, 'this very scrape');
     assert.ok(find(all, 'corelet_http_requests_duration_seconds_count', { path: 'healthz' })!.value >= 1);
@@ -202,12 +206,13 @@ describe('corelet metrics endpoints', { skip }, () => {
     assert.ok(find(all, 'process_start_time_seconds'));
   });
 
-  it('promtool check metrics finds nothing to say about any metrics endpoint', async (t) => {
+  it('promtool check metrics finds nothing to say about any metrics endpoint but an upstream name', async (t) => {
     if (spawnSync('promtool', ['--version']).error) return t.skip('promtool is not installed (.ci/run installs Debian\'s prometheus)');
     for (const path of ['/metrics', '/metrics/resource', '/metrics/containerstats', '/metrics/slis']) {
       const r = spawnSync('promtool', ['check', 'metrics'], { input: (await get(port, path)).body, encoding: 'utf8' });
-      assert.equal(r.status, 0, `${path}: ${r.stdout}${r.stderr}`);
-      assert.equal((r.stdout + r.stderr).trim(), '', path);
+      // kubelet's PLEG discard counter carries no `_total` (its catalogue name): promtool says so about kubelet too.
+      const remarks = (r.stdout + r.stderr).split('\n').filter((l) => l.trim() !== '' && !l.startsWith('corelet_pleg_discard_events counter metrics should have "_total" suffix'));
+      assert.deepEqual(remarks, [], path);
     }
   });
 

@@ -176,7 +176,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   log(0, `serving on https://${opts.address}:${agent.port} as node ${opts.nodeName}`);
   let registration: { stop(): void } | undefined;
-  if (client) registration = registerNode({ client, nodeName: opts.nodeName, port: agent.port, address: opts.bootstrap.nodeIP, log, ...(recorder ? { events: recorder } : {}) });
+  if (client) registration = registerNode({ client, nodeName: opts.nodeName, port: agent.port, address: opts.bootstrap.nodeIP, log, notReady: () => agent.notReady(), ...(recorder ? { events: recorder } : {}) });
   await new Promise<void>((resolveStop) => {
     const onSignal = (sig: string) => {
       log(0, `${sig}: stopping every pod and removing their cgroups`);

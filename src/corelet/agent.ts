@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Cgroup, discoverCgroups, type CgroupEnv } from './cgroups.ts';
 import { parseManifest, type StaticPod } from './manifest.ts';
 import { PodRunner, type Logger } from './runtime.ts';
+import { GenericPLEG, registerPlegMetrics, type RelistPod } from './pleg.ts';
 import { discardEvents, type EventSink } from './event-sink.ts';
 import { authorizeRequest, type CoreletAuth } from './auth.ts';
 import { ProbeMetrics } from './probe-metrics.ts';
@@ -73,13 +74,21 @@ export class Agent {
   #createdRoots: string[] = [];
   #lastSyncStart: number | undefined;
   readonly metrics: CoreletMetrics;
+  /** The relisting pod lifecycle event generator: its last list is the pod cache; its health the node's readiness. */
+  readonly pleg: GenericPLEG;
   readonly health: CoreletHealth;
   /** Path → handler of every endpoint the server answers. */
   readonly routes = new Map<string, RouteHandler>();
 
   constructor(readonly opts: AgentOptions) {
     this.env = opts.cgroups ?? discoverCgroups();
-    this.metrics = new CoreletMetrics({ nodeName: opts.nodeName, cgroups: this.env, pods: () => this.pods.values() });
+    this.metrics = new CoreletMetrics({ nodeName: opts.nodeName, cgroups: this.env, pods: () => this.pods.values(), relisted: () => this.pleg.pods() });
+    this.pleg = new GenericPLEG({
+      list: () => this.#relist(),
+      // The runners restart containers on their exit themselves; the events say what the relist saw, for the log.
+      onEvent: (e) => opts.log(4, `PLEG: pod ${e.podUid}: ${e.type} ${e.data}`),
+      metrics: registerPlegMetrics(this.metrics.registry),
+    });
     this.health = new CoreletHealth({ lastSyncStart: () => this.#lastSyncStart, periodMs: opts.fileCheckMs ?? 20_000 });
     // The resource endpoint keeps its own CPU samples: its scrapes must not shorten /stats/summary's rate window.
     const resourceRates = new CpuRates();
@@ -99,12 +108,34 @@ export class Agent {
     for (const [path, page] of coreletZpages({ startTime: new Date(this.startTime), flags: opts.flags ?? (() => []), paths: () => [...r.keys()] })) r.set(path, page);
   }
 
+  /**
+   * Every container instance the corelet has, with its state as the kernel has it: one the runner thinks running is
+   * running only while its process (or, once it forked, its cgroup) is still there; the last instance of a restarting
+   * container is listed as exited.
+   */
+  #relist(): RelistPod[] {
+    return [...this.pods.values()].map((p) => ({
+      uid: p.pod.uid,
+      namespace: p.pod.namespace,
+      name: p.pod.name,
+      containers: p.containers
+        .filter((c) => c.id !== '')
+        .map((c) => ({ id: c.id, name: c.spec.name, state: c.state.kind === 'running' && (processAlive(c.child?.pid) || (c.cgroup?.pids().length ?? 0) > 0) ? ('running' as const) : ('exited' as const) })),
+    }));
+  }
+
   *#runningContainers() {
     for (const p of this.pods.values()) {
       for (const c of p.containers) {
         if (c.state.kind === 'running' && c.cgroup) yield { pod: p.pod.name, namespace: p.pod.namespace, container: c.spec.name, id: c.id, cgroup: c.cgroup };
       }
     }
+  }
+
+  /** kubelet's runtime state errors, which make the node NotReady: an unhealthy PLEG. */
+  notReady(): string | undefined {
+    const pleg = this.pleg.unhealthy();
+    return pleg === undefined ? undefined : `PLEG is not healthy: ${pleg}`;
   }
 
   get events(): EventSink {
@@ -125,6 +156,7 @@ export class Agent {
       await this.sync();
     }
     await this.#removeOrphanedPodCgroups();
+    this.pleg.start();
     const auth = this.opts.auth;
     // A client certificate is asked for, never required: requests without one go on to tokens and anonymous.
     const clientCerts = auth?.clientCA ? { requestCert: true, rejectUnauthorized: false, ca: auth.clientCA } : {};
@@ -318,6 +350,7 @@ export class Agent {
 
   /** Stops watching, stops every pod (grace period, then SIGKILL) and removes their cgroups; closes the server. */
   async stop(): Promise<void> {
+    this.pleg.stop();
     this.#watcher?.close();
     if (this.#rescan) clearInterval(this.#rescan);
     if (this.#debounce) clearTimeout(this.#debounce);
@@ -348,5 +381,16 @@ export class Agent {
     this.#server?.closeAllConnections();
     await closed;
     this.metrics.stop();
+  }
+}
+
+/** Whether a process exists and is not a zombie (/proc/<pid>/stat's state). */
+function processAlive(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return false;
   }
 }

@@ -14,6 +14,7 @@ import { Registry } from '../metrics/registry.ts';
 import { EMULATION_VERSION, MIN_COMPATIBILITY_VERSION, binaryVersion, majorMinor, versionInfo } from '../version.ts';
 import type { CgroupEnv } from './cgroups.ts';
 import { DEF_BUCKETS, HttpMetrics } from './routes.ts';
+import type { RelistPod } from './pleg.ts';
 import type { PodRunner, RuntimeObserver } from './runtime.ts';
 
 /** kubelet's pod start duration buckets (`metrics.PodStartDuration`). */
@@ -24,6 +25,8 @@ export interface CoreletMetricsOptions {
   cgroups: CgroupEnv;
   /** The pods the agent runs now. */
   pods: () => Iterable<PodRunner>;
+  /** The pod cache: the containers of the PLEG's last relist (what corelet_running_containers counts, as kubelet's). */
+  relisted: () => Iterable<RelistPod>;
 }
 
 export class CoreletMetrics {
@@ -59,10 +62,10 @@ export class CoreletMetrics {
       runningPods.with().set(pods.filter((p) => p.cgroup.dirs().some((d) => existsSync(d))).length);
       let running = 0;
       let exited = 0;
-      for (const p of pods) {
+      for (const p of o.relisted()) {
         for (const c of p.containers) {
-          if (c.state.kind === 'running') running++;
-          else if (c.state.kind === 'terminated') exited++;
+          if (c.state === 'running') running++;
+          else if (c.state === 'exited') exited++;
         }
       }
       runningContainers.with('running').set(running);

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { issueCertificate } from '../cmd/x509gen.ts';
 import { loadKubeconfig } from '../client/kubeconfig.ts';
 import { RestClient } from '../client/rest.ts';
-import { registerNode } from './register.ts';
+import { registerNode, statusPatch } from './register.ts';
 
 /** A stand-in API server: records each request, answers POST /api/v1/nodes with `createStatus`. */
 async function standIn(createStatus: number) {
@@ -94,5 +94,13 @@ describe('node registration', () => {
       api.server.closeAllConnections();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("posts NotReady with kubelet's reason and the runtime state's error while the PLEG is unhealthy", () => {
+    const ready = statusPatch('n', '10.0.0.1', 10250, '2026-01-01T00:00:00Z').status.conditions[0];
+    assert.deepEqual([ready.status, ready.reason, ready.message], ['True', 'KubeletReady', 'corelet is posting ready status']);
+    const msg = 'PLEG is not healthy: pleg was last seen active 3m1s ago; threshold is 3m0s';
+    const c = statusPatch('n', '10.0.0.1', 10250, '2026-01-01T00:00:00Z', msg).status.conditions[0];
+    assert.deepEqual([c.type, c.status, c.reason, c.message, c.lastTransitionTime], ['Ready', 'False', 'KubeletNotReady', msg, '2026-01-01T00:00:00Z']);
   });
 });

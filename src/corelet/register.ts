@@ -31,11 +31,15 @@ export function nodeObject(nodeName: string): Obj {
 }
 
 /** The status patch: Ready with a fresh heartbeat, the address and port the corelet serves on, the system info (kubelet posts it with every status, so a Node registered by an earlier version gets it too). */
-export function statusPatch(nodeName: string, address: string, port: number, readySince: string): Obj {
+export function statusPatch(nodeName: string, address: string, port: number, since: string, notReady?: string): Obj {
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  // kubelet's ReadyCondition setter: NotReady with the runtime state's errors (e.g. an unhealthy PLEG).
+  const ready = notReady === undefined
+    ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'corelet is posting ready status' }
+    : { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: notReady };
   return {
     status: {
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'corelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: readySince }],
+      conditions: [{ ...ready, lastHeartbeatTime: now, lastTransitionTime: since }],
       addresses: [
         { type: 'InternalIP', address: address === '0.0.0.0' ? '127.0.0.1' : address },
         { type: 'Hostname', address: nodeName },
@@ -50,11 +54,23 @@ export function statusPatch(nodeName: string, address: string, port: number, rea
  * Registers the Node and keeps its status current. `NodeReady` is recorded when the Ready condition the corelet
  * posts differs from the one the Node had (a new Node has none), as kubelet's status setter does.
  */
-export function registerNode(o: { client: RestClient; nodeName: string; port: number; address: string; log: Logger; intervalMs?: number; events?: EventSink }): { stop(): void; registered: Promise<void> } {
+export function registerNode(o: {
+  client: RestClient;
+  nodeName: string;
+  port: number;
+  address: string;
+  log: Logger;
+  intervalMs?: number;
+  events?: EventSink;
+  /** What keeps the node from being ready now (kubelet's runtime state errors), or undefined when nothing does. */
+  notReady?: () => string | undefined;
+}): { stop(): void; registered: Promise<void> } {
   const client = o.client;
   const events = o.events ?? discardEvents;
   let serverReady: string | undefined;
-  const readySince = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  // The Ready condition's last transition: when the status the corelet posts last changed.
+  let since = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  let postedBefore: string | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let registered = false;
@@ -73,7 +89,11 @@ export function registerNode(o: { client: RestClient; nodeName: string; port: nu
         registered = true;
         o.log(0, `node ${o.nodeName} registered with ${client.config.server.origin}`);
       }
-      const patch = statusPatch(o.nodeName, o.address, o.port, readySince);
+      const notReady = o.notReady?.();
+      const status = notReady === undefined ? 'True' : 'False';
+      if (postedBefore !== undefined && status !== postedBefore) since = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      postedBefore = status;
+      const patch = statusPatch(o.nodeName, o.address, o.port, since, notReady);
       const r = await client.request('PATCH', `/api/v1/nodes/${o.nodeName}/status`, patch, 'application/merge-patch+json');
       if (r.status !== 200) throw new Error(`updating node ${o.nodeName} status: ${r.status} ${r.body.message ?? ''}`);
       const posted = readyStatus(patch)!;
