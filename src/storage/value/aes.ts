@@ -8,7 +8,7 @@
  * - aescbc: IV (16 random bytes) ‖ AES-CBC ciphertext with PKCS#7 padding; no authentication (upstream's legacy
  *   provider; the spec keeps it for migrations).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { NoncePool } from './nonces.ts';
 import type { Context, FromStorage, PrefixingTransformer, Transformer } from './transformer.ts';
 
@@ -29,12 +29,13 @@ function aesCipher<M extends Mode>(key: Buffer, mode: M): `aes-${128 | 192 | 256
 }
 
 export class AesGcmTransformer implements PrefixingTransformer {
-  readonly #key: Buffer;
+  readonly #key: KeyObject;
   readonly #alg: `aes-${128 | 192 | 256}-gcm`;
 
   constructor(key: Buffer) {
     this.#alg = aesCipher(key, 'gcm');
-    this.#key = Buffer.from(key);
+    // A KeyObject, made once: a Buffer key is copied into a new one by every createCipheriv.
+    this.#key = createSecretKey(key);
   }
 
   transformFromStorage(data: Buffer, ctx: Context): FromStorage {
@@ -75,12 +76,12 @@ export class AesGcmTransformer implements PrefixingTransformer {
 }
 
 export class AesCbcTransformer implements Transformer {
-  readonly #key: Buffer;
+  readonly #key: KeyObject;
   readonly #alg: `aes-${128 | 192 | 256}-cbc`;
 
   constructor(key: Buffer) {
     this.#alg = aesCipher(key, 'cbc');
-    this.#key = Buffer.from(key);
+    this.#key = createSecretKey(key);
   }
 
   transformFromStorage(data: Buffer, _ctx: Context): FromStorage {
