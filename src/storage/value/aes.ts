@@ -8,12 +8,16 @@
  * - aescbc: IV (16 random bytes) ‖ AES-CBC ciphertext with PKCS#7 padding; no authentication (upstream's legacy
  *   provider; the spec keeps it for migrations).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Context, FromStorage, Transformer } from './transformer.ts';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { NoncePool } from './nonces.ts';
+import type { Context, FromStorage, PrefixingTransformer, Transformer } from './transformer.ts';
 
 const GCM_NONCE = 12;
 const GCM_TAG = 16;
 const BLOCK = 16;
+const EMPTY = Buffer.alloc(0);
+/** Shared by every AES-GCM key: KMS v2 makes a transformer per write, which must not cost a pool refill each. */
+const gcmNonces = new NoncePool(GCM_NONCE);
 
 type Mode = 'gcm' | 'cbc';
 
@@ -24,13 +28,14 @@ function aesCipher<M extends Mode>(key: Buffer, mode: M): `aes-${128 | 192 | 256
   throw new Error(`crypto/aes: invalid key size ${key.length}`);
 }
 
-export class AesGcmTransformer implements Transformer {
-  readonly #key: Buffer;
+export class AesGcmTransformer implements PrefixingTransformer {
+  readonly #key: KeyObject;
   readonly #alg: `aes-${128 | 192 | 256}-gcm`;
 
   constructor(key: Buffer) {
     this.#alg = aesCipher(key, 'gcm');
-    this.#key = Buffer.from(key);
+    // A KeyObject, made once: a Buffer key is copied into a new one by every createCipheriv.
+    this.#key = createSecretKey(key);
   }
 
   transformFromStorage(data: Buffer, ctx: Context): FromStorage {
@@ -50,25 +55,33 @@ export class AesGcmTransformer implements Transformer {
   }
 
   transformToStorage(data: Buffer, ctx: Context): Buffer {
-    const nonce = randomBytes(GCM_NONCE);
-    const c = createCipheriv(this.#alg, this.#key, nonce, { authTagLength: GCM_TAG });
+    return this.transformToStorageAfter(EMPTY, data, ctx);
+  }
+
+  /** `prefix` ‖ nonce ‖ ciphertext ‖ tag, in one buffer: the ciphertext is copied once, the nonce never. */
+  transformToStorageAfter(prefix: Buffer, data: Buffer, ctx: Context): Buffer {
+    const p = prefix.length;
+    const out = Buffer.allocUnsafe(p + GCM_NONCE + data.length + GCM_TAG);
+    prefix.copy(out, 0);
+    gcmNonces.writeTo(out, p);
+    const c = createCipheriv(this.#alg, this.#key, out.subarray(p, p + GCM_NONCE), { authTagLength: GCM_TAG });
     c.setAAD(ctx.authenticatedData());
-    const out = Buffer.allocUnsafe(GCM_NONCE + data.length + GCM_TAG);
-    nonce.copy(out, 0);
-    let n = GCM_NONCE + c.update(data).copy(out, GCM_NONCE);
+    let n = p + GCM_NONCE + c.update(data).copy(out, p + GCM_NONCE);
     n += c.final().copy(out, n);
+    // GCM is a stream mode: all of `out` but the tag is written by now, so no uninitialised byte can be stored.
+    if (n !== out.length - GCM_TAG) throw new Error(`aes-gcm wrote ${n - p - GCM_NONCE} bytes for ${data.length}`);
     c.getAuthTag().copy(out, n);
     return out;
   }
 }
 
 export class AesCbcTransformer implements Transformer {
-  readonly #key: Buffer;
+  readonly #key: KeyObject;
   readonly #alg: `aes-${128 | 192 | 256}-cbc`;
 
   constructor(key: Buffer) {
     this.#alg = aesCipher(key, 'cbc');
-    this.#key = Buffer.from(key);
+    this.#key = createSecretKey(key);
   }
 
   transformFromStorage(data: Buffer, _ctx: Context): FromStorage {

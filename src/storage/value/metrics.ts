@@ -38,19 +38,24 @@ export class TransformationMetrics {
 
   /** The recorder of one resource (`res.group`, or `res` for the core group). */
   forResource(resource: string): TransformationRecorder {
-    // Series resolved on first use per (type, prefix, status) and kept: recording is then a map lookup.
-    const series = new Map<string, { d: HistogramSeries; t: CounterSeries }>();
+    // Series resolved on first use and kept. Successes, nearly every call, find theirs by the prefix alone:
+    // no status to work out and no key string to build per value.
+    const ok = { from_storage: new Map<string, { d: HistogramSeries; t: CounterSeries }>(), to_storage: new Map<string, { d: HistogramSeries; t: CounterSeries }>() };
+    const failed = new Map<string, CounterSeries>();
     return {
       record: (type, prefix, seconds, err) => {
+        if (err === undefined) {
+          let s = ok[type].get(prefix);
+          if (!s) ok[type].set(prefix, (s = { d: this.#duration.with(type, prefix), t: this.#total.with(resource, 'OK', type, prefix) }));
+          s.t.value++;
+          s.d.observe(seconds);
+          return;
+        }
         const status = statusLabel(err);
         const k = `${type}\0${prefix}\0${status}`;
-        let s = series.get(k);
-        if (!s) {
-          s = { d: this.#duration.with(type, prefix), t: this.#total.with(resource, status, type, prefix) };
-          series.set(k, s);
-        }
-        s.t.value++;
-        if (err === undefined) s.d.observe(seconds);
+        let t = failed.get(k);
+        if (!t) failed.set(k, (t = this.#total.with(resource, status, type, prefix)));
+        t.value++;
       },
     };
   }

@@ -7,7 +7,7 @@
  * A value read by any but the first transformer is stale (its key or provider is no longer the one writes use), so
  * the storage rewrites it on its next update and a rotation completes by rewriting every object.
  */
-import { isPromise, type Context, type FromStorage, type MaybePromise, type Transformer } from './transformer.ts';
+import { isPromise, writesAfterPrefix, type Context, type FromStorage, type MaybePromise, type Transformer } from './transformer.ts';
 
 export interface PrefixTransformer {
   readonly prefix: Buffer;
@@ -27,12 +27,20 @@ function aggregate(errs: unknown[]): Error {
 }
 
 const IDENTITY_LABEL = 'identity';
+const EMPTY = Buffer.alloc(0);
 
 export class PrefixTransformers implements Transformer {
   readonly #list: readonly PrefixTransformer[];
   readonly #noMatch: string;
   readonly #rec: TransformationRecorder | undefined;
   readonly #labels: string[];
+  /**
+   * The write path with nested prefix transformers folded in: every prefix down to the first transformer that is
+   * not one (a provider's `cluster:enc:aesgcm:v1:` then its first key's `key1:`), so the value is written once
+   * behind all of them. An inner level that records metrics of its own is not folded.
+   */
+  readonly #writePrefix: Buffer;
+  readonly #writer: Transformer;
 
   constructor(list: readonly PrefixTransformer[], noMatch: string, recorder?: TransformationRecorder) {
     if (list.length === 0) throw new Error('prefix transformers need at least one transformer');
@@ -40,6 +48,15 @@ export class PrefixTransformers implements Transformer {
     this.#noMatch = noMatch;
     this.#rec = recorder;
     this.#labels = list.map((t) => (t.prefix.length === 0 ? IDENTITY_LABEL : t.prefix.toString('latin1')));
+    const first = list[0]!;
+    const inner = first.transformer;
+    if (inner instanceof PrefixTransformers && !inner.#rec) {
+      this.#writePrefix = Buffer.concat([first.prefix, inner.#writePrefix]);
+      this.#writer = inner.#writer;
+    } else {
+      this.#writePrefix = first.prefix;
+      this.#writer = inner;
+    }
   }
 
   transformFromStorage(data: Buffer, ctx: Context): MaybePromise<FromStorage> {
@@ -91,25 +108,29 @@ export class PrefixTransformers implements Transformer {
   }
 
   transformToStorage(data: Buffer, ctx: Context): MaybePromise<Buffer> {
-    const first = this.#list[0]!;
+    const prefix = this.#writePrefix;
+    const writer = this.#writer;
     const start = this.#rec ? performance.now() : 0;
+    // `whole`: the value written behind the prefix already (see PrefixingTransformer), else `out` still lacks it.
+    let whole: Buffer | undefined;
     let out: MaybePromise<Buffer>;
     try {
-      out = first.transformer.transformToStorage(data, ctx);
+      if (writesAfterPrefix(writer)) out = whole = writer.transformToStorageAfter(prefix, data, ctx);
+      else out = writer.transformToStorage(data, ctx);
     } catch (err) {
       this.#rec?.record('to_storage', this.#labels[0]!, (performance.now() - start) / 1000, err);
       throw err;
     }
     if (isPromise(out)) {
       return out.then(
-        (b) => this.#written(first.prefix, b, start),
+        (b) => this.#written(prefix, b, start),
         (err: unknown) => {
           this.#rec?.record('to_storage', this.#labels[0]!, (performance.now() - start) / 1000, err);
           throw err;
         },
       );
     }
-    return this.#written(first.prefix, out, start);
+    return this.#written(whole ? EMPTY : prefix, out, start);
   }
 
   #written(prefix: Buffer, b: Buffer, start: number): Buffer {

@@ -6,6 +6,7 @@ import { AesCbcTransformer, AesGcmTransformer } from './aes.ts';
 import { SecretboxTransformer } from './secretbox.ts';
 import { resourceTransformer } from './providers.ts';
 import { ResourceTransformers } from './by-resource.ts';
+import { PrefixTransformers } from './prefix.ts';
 import { KeyContext, isPromise, type FromStorage, type MaybePromise } from './transformer.ts';
 
 const ctx = new KeyContext('/events/ns/a');
@@ -150,4 +151,50 @@ test('by resource: each key root gets its resource\'s transformer; other keys ar
   assert.ok(sync(t.transformToStorage(plain, new KeyContext('/rolebindings/ns/r'))).toString('latin1').startsWith('cluster:enc:'));
   const r: FromStorage = sync(t.transformFromStorage(role, new KeyContext('/roles/ns/r')));
   assert.deepEqual(r.data, plain);
+});
+
+test('aesgcm writes behind given prefix bytes in one buffer: the rest reads back, bound to its key, a fresh nonce every time', () => {
+  const gcm = new AesGcmTransformer(randomBytes(32));
+  const prefix = Buffer.from('cluster:enc:aesgcm:v1:k:');
+  const nonces = new Set<string>();
+  // More writes than one refill of the shared nonce pool holds.
+  for (let i = 0; i < 1000; i++) {
+    const v = gcm.transformToStorageAfter(prefix, plain, ctx);
+    assert.equal(v.length, prefix.length + 12 + plain.length + 16);
+    assert.deepEqual(v.subarray(0, prefix.length), prefix);
+    const nonce = v.subarray(prefix.length, prefix.length + 12).toString('hex');
+    assert.ok(!nonces.has(nonce), `nonce ${nonce} reused`);
+    nonces.add(nonce);
+    if (i % 100 === 0) {
+      assert.deepEqual(sync(gcm.transformFromStorage(v.subarray(prefix.length), ctx)), { data: plain, stale: false });
+      assert.throws(() => gcm.transformFromStorage(v.subarray(prefix.length), new KeyContext('/events/ns/b')), /cipher: message authentication failed/);
+    }
+  }
+  assert.deepEqual(sync(gcm.transformFromStorage(gcm.transformToStorageAfter(Buffer.alloc(0), plain, ctx), ctx)).data, plain);
+});
+
+test('resource transformer: the provider and key prefixes are written with the value in one go, byte for byte as nested prefixes', () => {
+  const key = randomBytes(32);
+  const t = resourceTransformer([{ aesgcm: { keys: [{ name: 'k1', secret: key.toString('base64') }, { name: 'k0', secret: b64(32) }] } }, { identity: {} }]);
+  const v = sync(t.transformToStorage(plain, ctx));
+  const head = 'cluster:enc:aesgcm:v1:k1:';
+  assert.equal(v.subarray(0, head.length).toString('latin1'), head);
+  assert.equal(v.length, head.length + 12 + plain.length + 16);
+  // What the key's AES-GCM transformer alone reads below both prefixes (nonce ‖ ciphertext ‖ tag).
+  assert.deepEqual(sync(new AesGcmTransformer(key).transformFromStorage(v.subarray(head.length), ctx)).data, plain);
+  assert.deepEqual(sync(t.transformFromStorage(v, ctx)), { data: plain, stale: false });
+});
+
+test('an inner level with a recorder of its own still records its writes (its write path is not folded into the outer one)', () => {
+  const seen: string[] = [];
+  const inner = new PrefixTransformers([{ prefix: Buffer.from('k:'), transformer: new AesGcmTransformer(randomBytes(32)) }], 'none', {
+    record: (type, prefix, _s, err) => seen.push(`inner ${type} ${prefix} ${err ? 'err' : 'ok'}`),
+  });
+  const outer = new PrefixTransformers([{ prefix: Buffer.from('p:'), transformer: inner }], 'none', {
+    record: (type, prefix, _s, err) => seen.push(`outer ${type} ${prefix} ${err ? 'err' : 'ok'}`),
+  });
+  const v = sync(outer.transformToStorage(plain, ctx));
+  assert.equal(v.subarray(0, 4).toString(), 'p:k:');
+  assert.deepEqual(sync(outer.transformFromStorage(v, ctx)).data, plain);
+  assert.deepEqual(seen, ['inner to_storage k: ok', 'outer to_storage p: ok', 'inner from_storage k: ok', 'outer from_storage p: ok']);
 });

@@ -70,6 +70,20 @@ export class KeyContext implements Context {
   }
 }
 
+/**
+ * A transformer that can write its output behind given leading bytes, into one buffer of its own: the prefix
+ * transformers above it (prefix.ts) then prepend nothing, which saved a copy of every value per prefix level
+ * (two for a provider's key). Synchronous transformers only; `transformToStorageAfter(EMPTY, …)` is
+ * `transformToStorage`.
+ */
+export interface PrefixingTransformer extends Transformer {
+  transformToStorageAfter(prefix: Buffer, data: Buffer, ctx: Context): Buffer;
+}
+
+export function writesAfterPrefix(t: Transformer): t is PrefixingTransformer {
+  return typeof (t as Partial<PrefixingTransformer>).transformToStorageAfter === 'function';
+}
+
 export function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
   return typeof (v as { then?: unknown } | null)?.then === 'function';
 }
