@@ -269,6 +269,20 @@ if (!etcdAvailable()) {
       await b.close();
     });
 
+    it('a new watch with history behind it learns of a later revision written elsewhere, with no write after it (an informer at start)', async () => {
+      const s = open({ prefix: '/p' });
+      const rv0 = await s.currentRevision();
+      const other = await s.create('/other/ns/a', obj('a'));
+      // From before that write: etcd must first replay (nothing), so the watcher counts as synced only after a grace.
+      let progress = 0;
+      const w = s.watch('/empty/', rv0, { onEvent: () => assert.fail('no event expected'), onError: (e) => assert.fail(e), onProgress: (rv) => (progress = Math.max(progress, rv)) });
+      const deadline = Date.now() + 5000;
+      while (progress < other.rv && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(progress >= other.rv, `progress ${progress}, written at ${other.rv}`);
+      w.stop();
+      await s.close();
+    });
+
     it('a watch on one storage sees the writes of another with the same resourceVersions', async () => {
       const a = open({ prefix: '/w' });
       const b = open({ prefix: '/w' });

@@ -94,6 +94,8 @@ export class WatchHub {
   #progressInFlight = false;
   #progressWanted = false;
   #progressTimer: NodeJS.Timeout | undefined;
+  /** Asks again once a new watcher's grace has passed, so an answer can reach it (see #askWhenSynced). */
+  #syncTimer: NodeJS.Timeout | undefined;
   #lastProgressSentAt = 0;
   /** A progress answer waiting for the answer to a later request before it is passed on. */
   #candidate: number | undefined;
@@ -171,6 +173,7 @@ export class WatchHub {
   closeAll(err: Error): void {
     this.#closed = true;
     if (this.#progressTimer) clearTimeout(this.#progressTimer);
+    if (this.#syncTimer) clearTimeout(this.#syncTimer);
     this.#failAll(err);
   }
 
@@ -236,6 +239,8 @@ export class WatchHub {
       w.createdAt = rev;
       // A watcher starting after the current revision has no history to replay: etcd puts it with the synced ones.
       w.synced = w.lastRv + 1 > rev;
+      // One with history to replay learns the revision the others are at only from an answer after its grace.
+      if (!w.synced) this.#askWhenSynced(Date.now());
     }
     if (res.canceled) {
       const compacted = num(res.compact_revision);
@@ -397,6 +402,26 @@ export class WatchHub {
     this.#stream.write({ progress_request: {} });
   }
 
+  /**
+   * A watcher created with nothing to replay counts as synced only after SYNC_GRACE_MS, so an answer that came sooner
+   * (or none at all: no write since) passed it by; when no write follows, nothing would ask again and a reader
+   * waiting for this resource's cache to reach the revision (an informer's watch from a list served by etcd) would
+   * time out. Ask once more when the youngest such watcher's grace is over.
+   */
+  #askWhenSynced(now: number): void {
+    if (this.#syncTimer || this.#closed) return;
+    let due: number | undefined;
+    for (const w of this.#watchers.values()) {
+      if (!w.synced && w.created && !w.sawEvents) due = Math.max(due ?? 0, w.startedAtMs + SYNC_GRACE_MS - now);
+    }
+    if (due === undefined) return;
+    this.#syncTimer = setTimeout(() => {
+      this.#syncTimer = undefined;
+      this.requestProgress();
+    }, Math.max(0, due) + 1);
+    this.#syncTimer.unref();
+  }
+
   #onProgressAnswer(rev: number): void {
     this.#progressInFlight = false;
     if (this.#ordered) {
@@ -406,6 +431,7 @@ export class WatchHub {
         if (!w.synced && w.created && !w.sawEvents && now - w.startedAtMs >= SYNC_GRACE_MS) w.synced = true;
         if (w.synced) this.#progress(w, rev);
       }
+      this.#askWhenSynced(now);
       this.#pumpProgress();
       return;
     }
@@ -419,6 +445,7 @@ export class WatchHub {
       }
       // The revision moved on meanwhile: this answer needs its own confirmation.
       if (rev > confirmed) this.#candidate = rev;
+      this.#askWhenSynced(now);
     } else {
       this.#candidate = rev;
     }
