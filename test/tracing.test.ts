@@ -63,8 +63,9 @@ describe('tracing with samplingRatePerMillion unset: the caller decides', () => 
     s = await startTraced(collector);
   });
   after(async () => {
-    await s.cleanup();
+    // The collector first: a server that failed to start leaves `s` unset, and the collector would keep the file alive.
     await collector.stop();
+    await s?.cleanup();
   });
 
   it('create: the server span continues the caller trace, with authentication, authorization, handler, storage and serialization under it', async () => {
@@ -206,8 +207,9 @@ describe('tracing with samplingRatePerMillion: 1000000: who may continue a trace
     };
   });
   after(async () => {
-    await s.cleanup();
+    // The collector first: a server that failed to start leaves `s` unset, and the collector would keep the file alive.
     await collector.stop();
+    await s?.cleanup();
   });
 
   function get(path: string, cert: { cert: string; key: string }, headers: Record<string, string>): Promise<number> {
