@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RecordedReview, TestWebhookServer } from '../src/auth/authorizer/webhook/testing/webhook-server.ts';
 import { ROOT, sampleEvent, TestServer } from './helpers/server.ts';
+import { until } from './helpers/until.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'authz-webhook-'));
 const configPath = join(dir, 'authz.yaml');
@@ -96,13 +97,6 @@ function watchStatus(user: string, path: string): Promise<number> {
   });
 }
 
-async function until(what: string, ok: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 before(async () => {
   await webhook.start({ mtls: true });

@@ -14,6 +14,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { importSigningKey, issueCertificate } from '../src/cmd/x509gen.ts';
 import { ROOT, TestServer } from './helpers/server.ts';
+import { until } from './helpers/until.ts';
 
 const NODE = 'auth-node';
 const TOKEN = 'tina-secret-token-0123456789';
@@ -28,6 +29,7 @@ const address = ip ?? '127.0.0.1';
 const s = new TestServer();
 let corelet: ChildProcess;
 let coreletLog = '';
+const log = () => `corelet log:\n${coreletLog}`;
 let port = 0;
 
 interface Identity {
@@ -85,15 +87,6 @@ function asUser(id: Identity, method: string, path: string, body?: object): Prom
   });
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; corelet log:\n${coreletLog}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 before(async () => {
   const tokenFile = join(s.dataDir, 'tokens.csv');
@@ -137,12 +130,12 @@ before(async () => {
     { cwd: ROOT },
   );
   corelet.stderr!.on('data', (d) => (coreletLog += d));
-  port = await until('the corelet to serve', () => Number(/serving on https:\/\/[^:]+:(\d+)/.exec(coreletLog)?.[1]) || undefined);
+  port = await until('the corelet to serve', () => Number(/serving on https:\/\/[^:]+:(\d+)/.exec(coreletLog)?.[1]) || undefined, 30_000, log);
   // Registered, with the port it serves on in its status.
   await until('the Node with its daemon port', async () => {
     const n = await s.request('GET', `/api/v1/nodes/${NODE}`);
     return n.status === 200 && n.json().status?.daemonEndpoints?.kubeletEndpoint?.Port === port ? true : undefined;
-  });
+  }, 30_000, log);
 });
 
 after(async () => {

@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { makeCSR } from '../src/corelet/certificates.ts';
 import { discoverCgroups } from '../src/corelet/cgroups.ts';
 import { TestServer } from './helpers/server.ts';
+import { until } from './helpers/until.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const NODE = 'boot-node';
@@ -27,15 +28,6 @@ const ip = (() => {
 })();
 const skipCorelet = !env.v2 ? 'no writable cgroup v2 hierarchy on this machine: the corelet cannot run pods here' : !ip ? 'no non-loopback IPv4 address: the node proxy never dials loopback' : false;
 
-async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, ms = 45_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const s = new TestServer();
 before(() => s.start(['--authorization-mode=Node,RBAC', '--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname']));

@@ -15,6 +15,7 @@ import { kubeconfigYAML } from '../src/client/kubeconfig.ts';
 import { importSigningKey, issueCertificate } from '../src/cmd/x509gen.ts';
 import { discoverCgroups } from '../src/corelet/cgroups.ts';
 import { TestServer } from './helpers/server.ts';
+import { until } from './helpers/until.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const env = discoverCgroups();
@@ -37,15 +38,6 @@ function pods(port: number): Promise<any> {
   });
 }
 
-async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, ms = 45_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('corelet events', { skip }, () => {
   const s = new TestServer();

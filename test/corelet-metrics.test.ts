@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import protobuf from 'protobufjs';
 import { discoverCgroups } from '../src/corelet/cgroups.ts';
 import { MetricFamilyType } from '../src/metrics/protobuf.ts';
+import { until } from './helpers/until.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const env = discoverCgroups();
@@ -42,15 +43,6 @@ function get(port: number, path: string, accept?: string): Promise<Reply> {
   });
 }
 
-async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface Sample {
   name: string;

@@ -10,6 +10,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { discoverCgroups } from '../src/corelet/cgroups.ts';
+import { until } from './helpers/until.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const env = discoverCgroups();
@@ -27,15 +28,6 @@ function get(port: number, path: string): Promise<any> {
   });
 }
 
-async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Whether a process still runs: a zombie (killed, waiting for pid 1 to reap it, which it does on its own schedule) does not. */
 const alive = (pid: number) => {

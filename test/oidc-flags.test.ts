@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newKeyPair, TestOIDCIssuer, type SigningKeyPair } from '../src/auth/authenticator/jwt/testing/oidc-issuer.ts';
 import { ROOT, TestServer } from './helpers/server.ts';
+import { until } from './helpers/until.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oidc-flags-'));
 const issuer = new TestOIDCIssuer();
@@ -22,13 +23,6 @@ let key: SigningKeyPair;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const list = (token: string) => s.request('GET', '/apis/events.cluster.io/v1/namespaces/default/events', undefined, bearer(token), false);
 
-async function until(what: string, ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Starts the server binary with `args` and expects it to stop at once. */
 function refusedStart(args: string[]): { status: number | null; stderr: string } {
