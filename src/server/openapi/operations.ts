@@ -117,16 +117,7 @@ export function resourcePaths(info: APIResourceInfo, definition: string, listDef
   const scoped = namespaced ? 'Namespaced' : '';
   const gvk = { group, version, kind };
   const has = (verb: string) => info.verbs.includes(verb);
-  const op = (
-    method: OperationSpec['method'],
-    id: string,
-    action: string,
-    k: Kind,
-    description: string,
-    responses: OperationSpec['responses'],
-    produces: string[],
-    body?: OperationSpec['body'],
-  ): OperationSpec => ({
+  const op: Op = (method, id, action, k, description, responses, produces, body) => ({
     method,
     operationId: id,
     description,
