@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authenticator } from '../auth/authenticator/interface.ts';
 import type { UserInfo } from '../auth/authenticator/user.ts';
 import type { Attributes, AuthorizationResult, Authorizer } from '../auth/authorizer/interface.ts';
+import { requestPath } from '../util/gourl.ts';
 
 export interface CoreletAuth {
   authenticator: Authenticator;
@@ -83,7 +84,7 @@ export async function authorizeRequest(auth: CoreletAuth, nodeName: string, req:
     user = null;
   }
   if (!user) return deny(401, 'Unauthorized');
-  const path = pathOf(req.url ?? '/');
+  const path = requestPath(req.url ?? '/');
   const attrs = requestAttributes(user, req.method ?? '', path, nodeName);
   for (const a of attrs) {
     let d: AuthorizationResult;
@@ -103,13 +104,3 @@ export async function authorizeRequest(auth: CoreletAuth, nodeName: string, req:
   return deny(403, `Forbidden (user=${user.name}, verb=${attrs[0]!.verb}, resource=nodes, subresource(s)=${goList(subresources)})\n`);
 }
 
-/** The decoded path of a request target (Go's URL.Path). */
-function pathOf(target: string): string {
-  const q = target.indexOf('?');
-  const raw = q >= 0 ? target.slice(0, q) : target;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}

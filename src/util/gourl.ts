@@ -125,3 +125,14 @@ export function parseGoURL(raw: string): GoURLResult {
   url.path = rest;
   return { url };
 }
+
+/** The decoded path of a request target (Go's URL.Path): the part before `?`, percent-decoded, as sent when it does not decode. */
+export function requestPath(target: string): string {
+  const q = target.indexOf('?');
+  const raw = q >= 0 ? target.slice(0, q) : target;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}

@@ -6,6 +6,7 @@
  */
 import { type AuthenticationResult, type Authenticator, type AuthenticatorRequest } from './interface.ts';
 import { GROUP_UNAUTHENTICATED, USER_ANONYMOUS } from './user.ts';
+import { requestPath } from '../../util/gourl.ts';
 
 export class AnonymousFallback implements Authenticator {
   readonly #inner: Authenticator;
@@ -35,14 +36,7 @@ export class AnonymousFallback implements Authenticator {
 /** One shared answer: authorizers and handlers only read the user. */
 export const ANONYMOUS: AuthenticationResult = Object.freeze({ user: Object.freeze({ name: USER_ANONYMOUS, groups: Object.freeze([GROUP_UNAUTHENTICATED]) as unknown as string[] }) });
 
-/** The decoded path of the request target (Go's req.URL.Path). */
+/** The request target's decoded path (Go's req.URL.Path). */
 function pathOf(req: AuthenticatorRequest): string {
-  const target = req.url ?? (typeof req.headers[':path'] === 'string' ? (req.headers[':path'] as string) : '');
-  const q = target.indexOf('?');
-  const raw = q >= 0 ? target.slice(0, q) : target;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
+  return requestPath(req.url ?? (typeof req.headers[':path'] === 'string' ? (req.headers[':path'] as string) : ''));
 }
