@@ -65,7 +65,7 @@ export function newAPIHandler(cfg: APIHandlerConfig): Handler {
       if (scope) {
         // Every request past authentication has a user (system:anonymous at least).
         const rctx: RequestContext = { req, res, query: ctx.query, info, user: ctx.user!, scope, admission, authorizer, warnings: [], receivedAt: ctx.receivedAt };
-        return metrics ? metrics.around(req, res, info, ctx.query, ctx.receivedAt, () => serve(rctx), () => rctx.bodyBytes) : serve(rctx);
+        return metrics ? metrics.around(rctx, serve) : serve(rctx);
       }
     }
     return nonResource(req, res, ctx);

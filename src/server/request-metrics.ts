@@ -8,6 +8,8 @@ import { StatusError } from '../apimachinery/errors.ts';
 import type { CounterSeries, GaugeSeries, HistogramSeries } from '../metrics/metric.ts';
 import type { Registry } from '../metrics/registry.ts';
 import type { MaxInflight } from './filters/maxinflight.ts';
+import type { ResourceScope } from '../registry/rest/scope.ts';
+import type { RequestContext } from './handlers/context.ts';
 import type { RequestInfo } from './request-info.ts';
 import type { Request, Response } from './http-types.ts';
 
@@ -112,6 +114,8 @@ export class RequestMetrics {
   readonly #filterDuration: Record<TrackedFilter, HistogramSeries>;
   readonly #tlsHandshakeErrors: CounterSeries;
   readonly #routes = new Map<string, Route>();
+  /** Routes without subresource and dry run: served resource → verb → [resource, namespace, cluster] scope. */
+  readonly #plain = new WeakMap<ResourceScope, Map<string, (Route | undefined)[]>>();
   readonly #byFieldValidation = new Map<string, HistogramSeries>();
 
   constructor(registry: Registry) {
@@ -144,26 +148,28 @@ export class RequestMetrics {
   }
 
   /**
-   * Records a REST request around `serve`: the duration from `startMs` (performance.now() when the request arrived)
-   * to its end, the code it answered with (a thrown StatusError's code, 500 for anything else thrown), the size of a
-   * GET or LIST answer, the request body a write read (`bodyBytes()`, after `serve`), and for a watch its time in
-   * flight.
+   * Records a REST request around `serve`: the duration from `rctx.receivedAt` (performance.now() when the request
+   * arrived) to its end, the code it answered with (a thrown StatusError's code, 500 for anything else thrown), the
+   * size of a GET or LIST answer, the request body a write read (`rctx.bodyBytes`, after `serve`), and for a watch its
+   * time in flight. Takes the handler and its context rather than a closure: nothing is allocated per request here.
    */
-  async around(req: Request, res: Response, info: RequestInfo, query: URLSearchParams, startMs: number, serve: () => Promise<void>, bodyBytes?: () => number | undefined): Promise<void> {
+  async around(rctx: RequestContext, serve: (rctx: RequestContext) => Promise<void>): Promise<void> {
+    const { info, res } = rctx;
     const scope = reportedScope(info);
-    const verb = reportedVerb(req, info, scope);
-    const dryRun = reportedDryRun(query);
+    const verb = reportedVerb(rctx.req, info, scope);
+    // URLSearchParams.size: most requests have no query at all, and then no dryRun to look for.
+    const dryRun = rctx.query.size === 0 ? '' : reportedDryRun(rctx.query);
     let running: GaugeSeries | undefined;
     if (verb === 'WATCH') {
       running = this.#longrunning.with(COMPONENT, info.apiGroup, info.resource, scope, info.subresource, verb, info.apiVersion);
       running.inc();
     }
-    const route = this.#route(dryRun, info.apiGroup, info.resource, scope, info.subresource, verb, info.apiVersion);
+    const route = dryRun === '' && info.subresource === '' ? this.#plainRoute(rctx.scope, info, scope, verb) : this.#route(dryRun, info.apiGroup, info.resource, scope, info.subresource, verb, info.apiVersion);
     try {
-      await serve();
+      await serve(rctx);
     } catch (e) {
       running?.dec();
-      this.#finish(route, e instanceof StatusError ? e.code : 500, res, info, query, startMs, bodyBytes, dryRun);
+      this.#finish(route, e instanceof StatusError ? e.code : 500, rctx);
       throw e;
     }
     // A watch's handler returns once the stream is set up; the request lasts until the response closes. The chain
@@ -172,23 +178,26 @@ export class RequestMetrics {
       const done = running;
       res.once('close', () => {
         done.dec();
-        this.#finish(route, res.statusCode, res, info, query, startMs, bodyBytes, dryRun);
+        this.#finish(route, res.statusCode, rctx);
       });
       return;
     }
     running?.dec();
-    this.#finish(route, res.statusCode, res, info, query, startMs, bodyBytes, dryRun);
+    this.#finish(route, res.statusCode, rctx);
   }
 
-  #finish(route: Route, code: number, res: Response, info: RequestInfo, query: URLSearchParams, startMs: number, bodyBytes: (() => number | undefined) | undefined, dryRun: string): void {
-    this.#record(route, code, startMs, res, dryRun === '');
+  #finish(route: Route, code: number, rctx: RequestContext): void {
+    const { query, res } = rctx;
+    // One clock reading for every latency of the request.
+    const seconds = (performance.now() - rctx.receivedAt) / 1000;
+    this.#record(route, code, seconds, res, route.labels[0] === '');
     // Looked up only when the query names it: most requests share the '' series kept on the route.
-    const fvSeries = query.has('fieldValidation') ? this.#fieldValidationSeries(reportedFieldValidation(query)) : (route.noFieldValidation ??= this.#fieldValidationSeries(''));
-    fvSeries.observe((performance.now() - startMs) / 1000);
-    const body = bodyBytes?.();
+    const fvSeries = query.size !== 0 && query.has('fieldValidation') ? this.#fieldValidationSeries(reportedFieldValidation(query)) : (route.noFieldValidation ??= this.#fieldValidationSeries(''));
+    fvSeries.observe(seconds);
+    const body = rctx.bodyBytes;
     if (body === undefined) return;
-    const bodyVerb = BODY_VERBS[info.verb];
-    if (bodyVerb) (route.bodySize ??= this.#bodySizes.with(info.apiGroup, info.resource, bodyVerb)).observe(body);
+    const bodyVerb = BODY_VERBS[rctx.info.verb];
+    if (bodyVerb) (route.bodySize ??= this.#bodySizes.with(rctx.info.apiGroup, rctx.info.resource, bodyVerb)).observe(body);
   }
 
   #fieldValidationSeries(fv: string): HistogramSeries {
@@ -210,7 +219,7 @@ export class RequestMetrics {
       this.#routes.set(key, r);
     }
     const route = r;
-    const done = () => this.#record(route, res.statusCode, startMs, res, true, '');
+    const done = () => this.#record(route, res.statusCode, (performance.now() - startMs) / 1000, res, true, '');
     if (res.writableFinished) done();
     else res.once('finish', done);
   }
@@ -258,11 +267,10 @@ export class RequestMetrics {
     this.#tlsHandshakeErrors.inc();
   }
 
-  #record(route: Route, code: number, startMs: number, res: Response, sli: boolean, component = COMPONENT): void {
+  #record(route: Route, code: number, seconds: number, res: Response, sli: boolean, component = COMPONENT): void {
     let total = route.byCode.get(code);
     if (!total) route.byCode.set(code, (total = this.#total.with(String(code), component, ...route.labels)));
-    total.inc();
-    const seconds = (performance.now() - startMs) / 1000;
+    total.value++;
     route.duration.observe(seconds);
     // No webhooks and no priority-and-fairness queue here: the SLI latency is the whole latency.
     if (sli) {
@@ -274,6 +282,19 @@ export class RequestMetrics {
     // A thrown error's Status is written after this (by the panic recovery filter): its size is known once sent.
     if (res.headersSent) sizes.observe(responseBytes(res));
     else res.once('finish', () => sizes.observe(responseBytes(res)));
+  }
+
+  /**
+   * The route of a request without subresource and dry run, nearly all of them: found by the served resource (its
+   * group, version and resource), the verb and the scope, with no key string built per request.
+   */
+  #plainRoute(owner: ResourceScope, info: RequestInfo, scope: string, verb: string): Route {
+    let byVerb = this.#plain.get(owner);
+    if (!byVerb) this.#plain.set(owner, (byVerb = new Map()));
+    let slots = byVerb.get(verb);
+    if (!slots) byVerb.set(verb, (slots = [undefined, undefined, undefined]));
+    const i = scope === 'resource' ? 0 : scope === 'namespace' ? 1 : 2;
+    return (slots[i] ??= this.#route('', info.apiGroup, info.resource, scope, '', verb, info.apiVersion));
   }
 
   #route(dryRun: string, group: string, resource: string, scope: string, subresource: string, verb: string, version: string): Route {
