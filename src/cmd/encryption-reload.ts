@@ -4,7 +4,8 @@
  * every minute — and compared by content hash. A file that loads is built into new transformers and installed for
  * every backend at once: writes from then on use its first providers, reads try all of its providers. A file that
  * does not load (bad YAML, a failed validation, a KMS plugin that does not come up) leaves the configuration in
- * force, is logged with its reason, counted as a failure, and not tried again until its content changes.
+ * force, is logged with its reason, counted as a failure, and tried again as upstream's rate-limited work queue
+ * retries it: after 5 ms, doubling up to 1000 s, and at every poll (a KMS plugin that was down may be up by then).
  * `apiserver_encryption_config_controller_*` record each attempt and the hash in force.
  */
 import { createHash } from 'node:crypto';
@@ -57,14 +58,26 @@ export class EncryptionConfigMetrics {
   }
 }
 
+/** client-go's default controller rate limiter, per item: 5 ms × 2^failures, at most 1000 s. */
+const RETRY_BASE_MS = 5;
+const RETRY_MAX_MS = 1_000_000;
+
+/** The delay before retry number `failures` (0-based). Upstream never forgets the item, so the count only grows. */
+export function retryDelayMs(failures: number): number {
+  return Math.min(RETRY_BASE_MS * 2 ** Math.min(failures, 40), RETRY_MAX_MS);
+}
+
 export class EncryptionConfigReloader {
   readonly #path: string;
   readonly #apply: (config: EncryptionConfiguration) => Promise<void>;
   readonly #metrics: EncryptionConfigMetrics | undefined;
-  /** The content hash last acted on: the configuration in force, or the last refused content. */
-  #tracked: string;
+  /** The content hash of the configuration in force: other content, refused or not, is tried again. */
+  #inForce: string;
   #watcher: FSWatcher | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #retry: NodeJS.Timeout | undefined;
+  #failures = 0;
+  #stopped = false;
   readonly #pass = new CoalescedPass(() => this.#checkOnce());
 
   /**
@@ -73,7 +86,7 @@ export class EncryptionConfigReloader {
    */
   constructor(path: string, hash: string, apply: (config: EncryptionConfiguration) => Promise<void>, metrics: EncryptionConfigMetrics | undefined, o: { pollIntervalMs?: number } = {}) {
     this.#path = path;
-    this.#tracked = hash;
+    this.#inForce = hash;
     this.#apply = apply;
     this.#metrics = metrics;
     const file = basename(path);
@@ -91,8 +104,10 @@ export class EncryptionConfigReloader {
   }
 
   stop(): void {
+    this.#stopped = true;
     this.#watcher?.close();
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#retry) clearTimeout(this.#retry);
   }
 
   /** Reads the file and acts on it; concurrent calls coalesce into one more pass. */
@@ -105,24 +120,36 @@ export class EncryptionConfigReloader {
     try {
       data = readFileSync(this.#path);
     } catch (e) {
-      // Not remembered: a file being replaced is read again on the next event or poll.
+      // A file being replaced is read again on the retry, the next event or the next poll.
       log.error('failed to read encryption provider configuration file', { path: this.#path, err: (e as Error).message });
-      this.#metrics?.reload('failure');
+      this.#failed();
       return;
     }
     const hash = configHash(data);
-    if (hash === this.#tracked) return;
-    this.#tracked = hash;
+    if (hash === this.#inForce) return;
     try {
       const { config } = parseEncryptionConfiguration(data, this.#path, true);
       await this.#apply(config);
     } catch (e) {
       log.error('failed to load the new encryption provider configuration; keeping the configuration in force', { path: this.#path, err: (e as Error).message });
-      this.#metrics?.reload('failure');
+      this.#failed();
       return;
     }
+    this.#inForce = hash;
     this.#metrics?.reload('success');
     this.#metrics?.inForce(hash);
     log.info('Loaded a new encryption provider configuration', { path: this.#path, hash });
+  }
+
+  /** Counts a failed attempt and schedules the next one (one pending retry at a time, the earliest). */
+  #failed(): void {
+    this.#metrics?.reload('failure');
+    const delay = retryDelayMs(this.#failures++);
+    if (this.#stopped || this.#retry) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      void this.check();
+    }, delay);
+    this.#retry.unref();
   }
 }
