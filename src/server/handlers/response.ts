@@ -143,6 +143,13 @@ async function writeListNow(ctx: RequestContext, l: ListResult, n: Negotiated): 
 export const WRITE_WINDOW = 1 << 20;
 
 /**
+ * Bytes written between two turns of the event loop, so that a page leaves while the rest of it is built and the
+ * reader decodes it meanwhile. Measured with bench/walk-ab.ts (alternating servers on the same stored events): a
+ * walk of 30,000 events by 500 took 288 ms against 337 without, full lists unchanged (walk ÷ full 1.82 against 2.09).
+ */
+const TURN_BYTES = 128 * 1024;
+
+/**
  * Writes a list body item by item from `cursor` as the socket takes it. A body that ends within the first chunk
  * leaves in one write with its Content-Length; a longer one starts after its first chunk and is sent chunked, so
  * the first byte never waits for the whole list.
@@ -165,6 +172,7 @@ async function streamBody(ctx: RequestContext, out: ChunkBuilder, cursor: Served
   let sent = 0;
   let unflushed = 0;
   let first = true;
+  let turned = 0;
   for (;;) {
     let full = false;
     for (const chunk of out.takeFull()) {
@@ -176,9 +184,11 @@ async function streamBody(ctx: RequestContext, out: ChunkBuilder, cursor: Served
     if (full && unflushed >= WRITE_WINDOW) {
       await drained(res);
       unflushed = 0;
-    } else if (first) {
-      // Data leaves only when the loop turns: let the first chunk go while the rest is built, so the reader starts
-      // on it (one turn per list; a page of a walk otherwise reached the client only once wholly built).
+      turned = sent;
+    } else if (first || sent - turned >= TURN_BYTES) {
+      // Data leaves only when the loop turns: let what is built go while the rest is built, so the reader works on
+      // it meanwhile (a page of a walk otherwise reached the client only once wholly built).
+      turned = sent;
       await new Promise((resolve) => setImmediate(resolve));
     }
     first = false;
