@@ -1,0 +1,84 @@
+/**
+ * Where a create through the etcd backend spends its time (issue 14, G14a), in one run of a few seconds per arm:
+ * what etcd is asked per operation (its own /metrics counters before and after: RPCs by method, watch messages each
+ * way, Raft proposals, WAL fsyncs, bytes put) and the CPU per operation of etcd and of our server (from /proc), for
+ * our creates (c=64, HTTP/2) against raw puts and raw create-if-absent transactions with a lease (the etcd3 npm
+ * client, bench/load/etcd-put.ts), arms in alternation on the same etcd and server. With --memory-arm, the same
+ * creates on a second server with the default backend: the server CPU a create costs without etcd.
+ *
+ *   node --import tsx bench/etcd-create-probe.ts [--run-ms=6000] [--pairs=2] [--memory-arm]
+ *
+ * Raw operations write under /registry/events/ too, so our server's events watch follows them: its CPU in those arms
+ * is what following someone else's writes costs it (and etcd's includes sending them to it), as in the bench.
+ */
+import { startEtcd } from './baselines/etcd.ts';
+import { startApiServer, type RunningServer } from './lib/apiserver.ts';
+import { measure } from './lib/measure.ts';
+import { cpuMsOf, runChild } from './lib/proc.ts';
+import { ensureEtcd3 } from './lib/tools.ts';
+import type { EtcdResult } from './load/etcd-put.ts';
+
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const RUN_MS = Number(arg('run-ms') ?? 6000);
+const PAIRS = Number(arg('pairs') ?? 2);
+const C = 64;
+
+/** The etcd counters that tell what a client asked of it. */
+const WANTED = /^(grpc_server_handled_total|grpc_server_msg_received_total|grpc_server_msg_sent_total|etcd_server_proposals_committed_total|etcd_disk_wal_fsync_duration_seconds_count|etcd_disk_backend_commit_duration_seconds_count|etcd_debugging_mvcc_(put|range|txn|delete)_total|etcd_debugging_mvcc_total_put_size_in_bytes|etcd_network_client_grpc_(sent|received)_bytes_total)/;
+
+async function etcdMetrics(endpoint: string): Promise<Map<string, number>> {
+  const m = new Map<string, number>();
+  for (const line of (await (await fetch(`${endpoint}/metrics`)).text()).split('\n')) {
+    if (!WANTED.test(line)) continue;
+    const i = line.lastIndexOf(' ');
+    // grpc series: keep only the method and direction, the rest is the same for every line.
+    const name = line.slice(0, i).replace(/\{.*grpc_method="(\w+)".*\}/, '{$1}').replace(/\{grpc_code="OK",(.*)\}/, '{$1}');
+    m.set(name, (m.get(name) ?? 0) + Number(line.slice(i + 1)));
+  }
+  return m;
+}
+
+function perOp(before: Map<string, number>, after: Map<string, number>, n: number): string {
+  const out: string[] = [];
+  for (const [k, v] of after) {
+    const d = v - (before.get(k) ?? 0);
+    if (d / n >= 0.0005) out.push(`    ${(d / n).toFixed(3).padStart(9)}  ${k}`);
+  }
+  return out.sort((a, b) => a.slice(15).localeCompare(b.slice(15))).join('\n');
+}
+
+async function arm(label: string, etcd: { endpoint: string; pid: number }, server: RunningServer, op: () => Promise<{ n: number; perS: number }>): Promise<void> {
+  const m0 = await etcdMetrics(etcd.endpoint);
+  const e0 = cpuMsOf(etcd.pid);
+  const s0 = cpuMsOf(server.pid);
+  const { n, perS } = await op();
+  const us = (ms: number) => ((ms * 1000) / n).toFixed(0);
+  console.log(`${label}: ${perS.toFixed(0)}/s (n=${n}); CPU µs/op: etcd ${us(cpuMsOf(etcd.pid) - e0)}, our server ${us(cpuMsOf(server.pid) - s0)}`);
+  console.log(perOp(m0, await etcdMetrics(etcd.endpoint), n));
+}
+
+const etcd3 = ensureEtcd3();
+if (!etcd3.dir) throw new Error(etcd3.note);
+const etcd = await startEtcd();
+const server = await startApiServer(['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`], 'core-apiserver (etcd3)');
+const memory = process.argv.includes('--memory-arm') ? await startApiServer([], 'core-apiserver (default backend)') : undefined;
+try {
+  const creates = (s: RunningServer, prefix: string) => async () => {
+    const m = await measure(s.pid, { origin: s.origin, creds: s.creds, transport: 'h2', concurrency: C, durationMs: RUN_MS, method: 'POST', event: { namespace: 'bench-etcd-create', namePrefix: prefix, start: 0 } });
+    return { n: m.completed, perS: m.okPerS };
+  };
+  const raw = (run: string, txn: boolean) => async () => {
+    const x = await runChild<EtcdResult>('load/etcd-put.ts', { endpoint: etcd.endpoint, etcd3Dir: etcd3.dir, concurrency: C, durationMs: RUN_MS, warmupMs: 200, run, ...(txn ? { txn: true, lease: true } : {}) }, RUN_MS + 60_000);
+    return { n: x.puts, perS: x.putsPerS };
+  };
+  for (let i = 0; i < PAIRS; i++) {
+    await arm(`our creates #${i}`, etcd, server, creates(server, `p${i}-`));
+    await arm(`raw puts #${i}`, etcd, server, raw(`pp${i}`, false));
+    await arm(`raw txns #${i}`, etcd, server, raw(`pt${i}`, true));
+    if (memory) await arm(`creates on the default backend #${i}`, etcd, memory, creates(memory, `m${i}-`));
+  }
+} finally {
+  await memory?.stop();
+  await server.stop();
+  await etcd.stop();
+}
