@@ -295,6 +295,14 @@ export function newInternalError(err: unknown): StatusError {
   return new InternalError(`Internal error occurred: ${text}`, { causes: [{ message: text }] });
 }
 
+/**
+ * The Status upstream's cacher ends a watch with for a plain error (its errWatcher): InternalError with the error's
+ * text as is, not wrapped as newInternalError wraps it.
+ */
+export function newWatchInternalError(message: string): StatusError {
+  return new InternalError(message);
+}
+
 /** An error upstream returns without a reason (a plain Go error): 500 with the raw text. */
 export function newUnclassified(message: string): StatusError {
   return new UnknownError(message);

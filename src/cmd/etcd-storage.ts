@@ -84,7 +84,7 @@ export class EtcdClusters {
             // As upstream's feature support checker: one affected member (or one that did not answer) is enough.
             c.progressOrdered = old.length === 0 && ok.length === answers.length;
             if (old.length) {
-              log.warning('etcd before 3.4.31 / 3.5.13 may answer watch progress requests ahead of pending events (etcd issues 15220, 17507); consistent reads (lists without resourceVersion) are served from etcd, not the watch cache, as upstream does. Upgrade etcd to serve them from the cache.', { versions: old.join(',') });
+              log.warning('etcd before 3.4.31 / 3.5.13 may answer watch progress requests ahead of pending events (etcd issues 15220, 17507); consistent reads (lists without resourceVersion) are served from etcd, not the watch cache, and watch-list requests (sendInitialEvents with bookmarks) are refused, as upstream does. Upgrade etcd to serve them from the cache.', { versions: old.join(',') });
             }
             return;
           }

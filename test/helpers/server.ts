@@ -2,6 +2,7 @@
  * Starts the real server (`npm start` equivalent) as a child process on a fresh data dir and a free port, and gives
  * tests an HTTPS client with the generated admin certificate, the kubeconfig path, and a kubectl runner.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess, execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,6 +13,24 @@ import { parse as parseYAML } from 'yaml';
 import { startEtcd, type EtcdProcess } from '../../src/storage/etcd3/testing/etcd-process.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
+
+/** The one frame of a refused watch-list request (upstream's cacher errWatcher), the watch then ended. */
+export function assertWatchListRefused(frames: { type: string; object: Record<string, unknown> }[]): void {
+  assert.deepEqual(frames, [
+    {
+      type: 'ERROR',
+      object: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'a watch stream was requested by the client but the required storage feature RequestWatchProgress is disabled',
+        reason: 'InternalError',
+        code: 500,
+      },
+    },
+  ]);
+}
 
 export function freePort(): Promise<number> {
   return new Promise((res, rej) => {
@@ -155,6 +174,14 @@ export class TestServer {
   }
 
   /** Opens a watch and collects its frames until `stop()`. */
+  /**
+   * True when the server said at start that its etcd answers progress requests early (before 3.4.31 / 3.5.13): it then
+   * refuses watch-list requests (sendInitialEvents with bookmarks) as upstream does, with one ERROR event.
+   */
+  get watchListRefused(): boolean {
+    return /watch-list requests \(sendInitialEvents with bookmarks\) are refused/.test(this.stderr);
+  }
+
   watch(path: string, headers: Record<string, string> = {}): { frames: any[]; lines: string[]; closed: Promise<void>; stop(): void; status: Promise<number> } {
     const frames: any[] = [];
     const lines: string[] = [];

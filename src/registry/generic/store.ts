@@ -207,7 +207,7 @@ export class Store<T extends KubeObject> implements StandardStorage<T> {
       onEvent: (ev, type) => consumer.onEvent(ev, type),
       onError: (err) => consumer.onError(interpretWatchError(err, cacher.compactedRevision()) as Error),
     };
-    const o = { resourceVersion: opts.resourceVersion ?? '', sendInitialEvents: opts.sendInitialEvents === true, predicate };
+    const o = { resourceVersion: opts.resourceVersion ?? '', sendInitialEvents: opts.sendInitialEvents === true, allowWatchBookmarks: opts.allowWatchBookmarks === true, predicate };
     return cacher.watchObjects(this.prefix(namespace), o, interpreted);
   }
 

@@ -7,7 +7,8 @@ import { MemoryStorage } from '../memory/storage.ts';
 import { runStorageConformance } from '../conformance.ts';
 import { jsonCodec } from '../testing/json-codec.ts';
 import { ScramblingTransformer } from '../testing/scrambling-transformer.ts';
-import { Cacher } from './cacher.ts';
+import { StatusError } from '../../apimachinery/errors.ts';
+import { Cacher, WATCH_LIST_UNSUPPORTED } from './cacher.ts';
 import { EVERYTHING, type ObjectAttrs, type Predicate } from './types.ts';
 
 function attrs(obj: KubeObject): ObjectAttrs {
@@ -197,5 +198,21 @@ describe('cacher over a backend without reliable progress (old etcd): consistent
     const r = await cacher.getList('/things/', { resourceVersion: '0', limit: 0, predicate: EVERYTHING });
     assert.ok(r.view);
     assert.equal(backendLists, 0);
+  });
+
+  it('refuses a watch-list request with upstream\'s error event; initial events without bookmarks still wait for the cache', async () => {
+    const errors: unknown[] = [];
+    const w = await cacher.watchObjects('/things/', { resourceVersion: '', sendInitialEvents: true, allowWatchBookmarks: true, predicate: EVERYTHING }, { onEvent: () => {}, onError: (e) => errors.push(e) });
+    assert.equal(w.initial, undefined);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(errors.length, 1);
+    const err = errors[0] as StatusError;
+    assert.ok(err instanceof StatusError);
+    assert.deepEqual([err.code, err.reason, err.message], [500, 'InternalError', WATCH_LIST_UNSUPPORTED]);
+    // The cache of this backend never catches up: a not-older-than watch at a revision it holds is served.
+    const held = await cacher.watchObjects('/things/', { resourceVersion: '0', sendInitialEvents: true, predicate: EVERYTHING }, { onEvent: () => {}, onError: (e) => errors.push(e) });
+    assert.ok(held.initial);
+    held.stop();
+    assert.equal(errors.length, 1);
   });
 });

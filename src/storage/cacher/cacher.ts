@@ -7,8 +7,9 @@
  * - **consistent** (a list or watch without resourceVersion, a continue token without a revision): the cache once it
  *   has seen the backend's current revision (upstream's consistent reads from cache); the backend itself when it
  *   says it cannot tell the cache reliably that it caught up (Storage.consistentReadsFromCache false: etcd before
- *   3.4.31 / 3.5.13), as upstream delegates them without RequestWatchProgress. A watch with initial events still
- *   waits for the cache (upstream refuses it there; clients would fall back to a list);
+ *   3.4.31 / 3.5.13), as upstream delegates them without RequestWatchProgress. A watch-list request (initial events
+ *   with bookmarks) is then refused as upstream refuses it: the watch ends at once with an ERROR event, and
+ *   client-go falls back to a list;
  * - **not older than N** (resourceVersion=N on a list without limit, a watch, a get): the cache once it has seen N,
  *   504 after a wait; "0" is whatever the cache holds;
  * - **exact N** (resourceVersionMatch=Exact, a continue token, resourceVersion=N with a limit): the cache's current
@@ -21,6 +22,7 @@
  * upstream's watch cache does after etcd compacts.
  */
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
+import { newWatchInternalError } from '../../apimachinery/errors.ts';
 import { parseResourceVersion } from '../../apimachinery/resource-version.ts';
 import type {
   DeleteOptions,
@@ -78,8 +80,13 @@ export interface WatchObjectsOptions {
   resourceVersion: string;
   /** Start with the state at a consistent ('' ) or not-older-than-N revision, then changes after it. */
   sendInitialEvents: boolean;
+  /** With sendInitialEvents: a watch-list request (upstream's isListWatchRequest), which needs RequestWatchProgress. */
+  allowWatchBookmarks?: boolean;
   predicate: Predicate;
 }
+
+/** Upstream's text for a watch-list request the storage cannot serve (client-go then falls back to a list). */
+export const WATCH_LIST_UNSUPPORTED = 'a watch stream was requested by the client but the required storage feature RequestWatchProgress is disabled';
 
 export class Cacher implements Storage {
   readonly #backend: Storage;
@@ -354,6 +361,11 @@ export class Cacher implements Storage {
    */
   async watchObjects(prefix: string, o: WatchObjectsOptions, consumer: WatchConsumer): Promise<CacheWatch> {
     const rv = o.resourceVersion;
+    if (o.sendInitialEvents && o.allowWatchBookmarks && this.#delegateConsistent) {
+      // After the caller has started the watch's response: the error is its one event.
+      setImmediate(() => consumer.onError(newWatchInternalError(WATCH_LIST_UNSUPPORTED)));
+      return { initial: undefined, startRV: this.#cache.resourceVersion, stop: () => {} };
+    }
     if (o.sendInitialEvents) {
       if (rv === '') await this.#cache.waitForConsistentRead();
       else {
