@@ -14,6 +14,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { importSigningKey, issueCertificate } from '../src/cmd/x509gen.ts';
 import { ROOT, TestServer } from './helpers/server.ts';
+import { stopProcess } from './helpers/process.ts';
 import { until } from './helpers/until.ts';
 
 const NODE = 'auth-node';
@@ -139,11 +140,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (corelet && corelet.exitCode === null) {
-    const exited = new Promise((r) => corelet.once('exit', r));
-    corelet.kill('SIGTERM');
-    await exited;
-  }
+  await stopProcess(corelet);
   await s.cleanup();
 });
 

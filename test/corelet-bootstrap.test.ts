@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { makeCSR } from '../src/corelet/certificates.ts';
 import { discoverCgroups } from '../src/corelet/cgroups.ts';
 import { TestServer } from './helpers/server.ts';
+import { stopProcess } from './helpers/process.ts';
 import { until } from './helpers/until.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -91,13 +92,7 @@ describe('corelet TLS bootstrap', { skip: skipCorelet }, () => {
     agent.stderr!.on('data', (d) => (stderr += d));
     await until('the corelet to serve', () => /serving on https:\/\//.test(stderr) || (agent!.exitCode !== null && Promise.reject(new Error(stderr))), 60_000);
   };
-  const stopCorelet = async () => {
-    const a = agent!;
-    if (a.exitCode !== null) return;
-    const exited = new Promise((r) => a.once('exit', r));
-    a.kill('SIGTERM');
-    await exited;
-  };
+  const stopCorelet = () => stopProcess(agent);
   const csrs = async () => (await s.request('GET', '/apis/certificates.k8s.io/v1/certificatesigningrequests')).json().items.filter((c: any) => c.metadata.name.startsWith('node-csr-'));
 
   before(async () => {

@@ -15,6 +15,7 @@ import { kubeconfigYAML } from '../src/client/kubeconfig.ts';
 import { importSigningKey, issueCertificate } from '../src/cmd/x509gen.ts';
 import { discoverCgroups } from '../src/corelet/cgroups.ts';
 import { TestServer } from './helpers/server.ts';
+import { stopProcess } from './helpers/process.ts';
 import { until } from './helpers/until.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -83,10 +84,7 @@ describe('corelet events', { skip }, () => {
   });
 
   after(async () => {
-    if (agent && agent.exitCode === null && agent.signalCode === null) {
-      agent.kill('SIGTERM');
-      await new Promise((r) => agent.once('exit', r));
-    }
+    await stopProcess(agent);
     await s.cleanup();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -13,6 +13,7 @@ import protobuf from 'protobufjs';
 import { discoverCgroups } from '../src/corelet/cgroups.ts';
 import { MetricFamilyType } from '../src/metrics/protobuf.ts';
 import { until } from './helpers/until.ts';
+import { stopProcess } from './helpers/process.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const env = discoverCgroups();
@@ -88,11 +89,7 @@ describe('corelet metrics endpoints', { skip }, () => {
   });
 
   after(async () => {
-    if (agent.exitCode === null) {
-      const exited = new Promise((r) => agent.once('exit', r));
-      agent.kill('SIGTERM');
-      await exited;
-    }
+    await stopProcess(agent);
     rmSync(dir, { recursive: true, force: true });
   });
 

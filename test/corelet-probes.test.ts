@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { discoverCgroups } from '../src/corelet/cgroups.ts';
 import { until } from './helpers/until.ts';
+import { stopProcess } from './helpers/process.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const env = discoverCgroups();
@@ -76,11 +77,7 @@ describe('corelet probes', { skip }, () => {
   });
 
   after(async () => {
-    if (agent.exitCode === null) {
-      const exited = new Promise((r) => agent.once('exit', r));
-      agent.kill('SIGTERM');
-      await exited;
-    }
+    await stopProcess(agent);
     rmSync(dir, { recursive: true, force: true });
   });
 
