@@ -53,7 +53,18 @@ class Prometheus {
         '',
       ].join('\n'),
     );
+    // A port taken between asking and binding (by another test process) is tried again on a new one.
+    for (let attempt = 1; ; attempt++) {
+      if (await this.#run(config)) return;
+      if (/address already in use/.test(this.log) && attempt < 4) continue;
+      throw new Error(`prometheus ${this.proc?.exitCode !== null ? `exited with ${this.proc?.exitCode}` : 'did not get ready'}:\n${this.log}`);
+    }
+  }
+
+  /** Spawns Prometheus on a fresh port; true once it is ready, false if it exits or 20 s pass. */
+  async #run(config: string): Promise<boolean> {
     this.port = await freePort();
+    this.log = '';
     const proc = spawn(
       PROMETHEUS,
       [
@@ -65,20 +76,24 @@ class Prometheus {
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.proc = proc;
+    process.off('exit', this.#killOnExit);
     process.once('exit', this.#killOnExit);
     proc.stdout!.on('data', (d: Buffer) => (this.log += d.toString()));
     proc.stderr!.on('data', (d: Buffer) => (this.log += d.toString()));
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
-      if (proc.exitCode !== null) throw new Error(`prometheus exited with ${proc.exitCode}:\n${this.log}`);
-      try {
-        if ((await fetch(`${this.url}/-/ready`)).status === 200) return;
-      } catch {
-        // not listening yet
+      if (proc.exitCode !== null || proc.signalCode !== null) return false;
+      // Its own line first: another process holding a port taken under us could answer /-/ready too.
+      if (this.log.includes('Server is ready to receive web requests')) {
+        try {
+          if ((await fetch(`${this.url}/-/ready`)).status === 200) return true;
+        } catch {
+          // not answering yet
+        }
       }
       await sleep(200);
     }
-    throw new Error(`prometheus did not get ready:\n${this.log}`);
+    return false;
   }
 
   get url(): string {

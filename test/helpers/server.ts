@@ -109,29 +109,26 @@ export class TestServer {
   }
 
   async start(extraArgs: string[] = []): Promise<void> {
-    this.port = await freePort();
-    this.stderr = '';
     // TEST_SERVER_NODE_ARGS adds Node options, e.g. `--stack-size=300` to see what stack the limits leave unused.
     const nodeArgs = (process.env.TEST_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
     extraArgs = [...(await storageArgs(this.dataDir, extraArgs)), ...extraArgs];
-    const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${this.dataDir}`, `--secure-port=${this.port}`, ...extraArgs], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.proc = proc;
-    proc.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
-    proc.stdout!.on('data', (d: Buffer) => (this.stderr += d.toString()));
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}: ${this.stderr}`);
-      try {
-        const r = await this.request('GET', '/readyz', undefined, {}, false);
-        // 401: up, with anonymous requests disabled (storage is open before the server listens)
-        if (r.status === 200 || r.status === 401) break;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((r) => setTimeout(r, 100));
+    // The port is free when asked for and bound seconds later: another test process may take it in between (each
+    // freePort is one of some 14,000 ports, and the suite asks hundreds of times). Such a start is tried again on a
+    // new port; any other exit is the test's failure.
+    for (let attempt = 1; ; attempt++) {
+      this.port = await freePort();
+      this.stderr = '';
+      const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${this.dataDir}`, `--secure-port=${this.port}`, ...extraArgs], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      this.proc = proc;
+      proc.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
+      proc.stdout!.on('data', (d: Buffer) => (this.stderr += d.toString()));
+      const ready = await this.#waitReady(proc);
+      if (ready) break;
+      if (/EADDRINUSE/.test(this.stderr) && attempt < 4) continue;
+      throw new Error(proc.exitCode !== null ? `server exited with ${proc.exitCode}: ${this.stderr}` : `server did not get ready in 30 s: ${this.stderr}`);
     }
     const kc = parseYAML(readFileSync(this.kubeconfig, 'utf8'));
     const user = kc.users[0].user;
@@ -142,6 +139,28 @@ export class TestServer {
       cert: Buffer.from(user['client-certificate-data'], 'base64'),
       key: Buffer.from(user['client-key-data'], 'base64'),
     });
+  }
+
+  /**
+   * Until the child says it listens and then answers /readyz (false if it exits or 30 s pass). Its own "Serving
+   * securely" line comes first: whoever else holds a port taken under us would answer /readyz as well.
+   */
+  async #waitReady(proc: ChildProcess): Promise<boolean> {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      if (proc.exitCode !== null || proc.signalCode !== null) return false;
+      if (this.stderr.includes('"Serving securely"')) {
+        try {
+          const r = await this.request('GET', '/readyz', undefined, {}, false);
+          // 401: up, with anonymous requests disabled (storage is open before the server listens)
+          if (r.status === 200 || r.status === 401) return true;
+        } catch {
+          // not answering yet
+        }
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
   }
 
   request(method: string, path: string, body?: string | Buffer | object, headers: Record<string, string> = {}, auth = true): Promise<HttpResult> {
