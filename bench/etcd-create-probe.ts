@@ -11,6 +11,7 @@
  * Raw operations write under /registry/events/ too, so our server's events watch follows them: its CPU in those arms
  * is what following someone else's writes costs it (and etcd's includes sending them to it), as in the bench.
  */
+import { readFileSync } from 'node:fs';
 import { startEtcd } from './baselines/etcd.ts';
 import { startApiServer, type RunningServer } from './lib/apiserver.ts';
 import { measure } from './lib/measure.ts';
@@ -47,13 +48,39 @@ function perOp(before: Map<string, number>, after: Map<string, number>, n: numbe
   return out.sort((a, b) => a.slice(15).localeCompare(b.slice(15))).join('\n');
 }
 
+/** The machine's CPU time so far, busy and all, in ms (/proc/stat's first line; USER_HZ ticks of 10 ms). */
+function machineCpuMs(): { busy: number; all: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = f as [number, number, number, number, number, number, number, number];
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy: busy * 10, all: (busy + idle + iowait) * 10 };
+}
+
 async function arm(label: string, etcd: { endpoint: string; pid: number }, server: RunningServer, op: () => Promise<{ n: number; perS: number }>): Promise<void> {
   const m0 = await etcdMetrics(etcd.endpoint);
   const e0 = cpuMsOf(etcd.pid);
   const s0 = cpuMsOf(server.pid);
+  // Where the cores go while the load runs (its child's start-up and the end left out): the machine's busy share,
+  // and per operation etcd, our server and everything else (the load process, mostly).
+  let mid: { busy: number; all: number; e: number; s: number; secs: number } | undefined;
+  let to: NodeJS.Timeout | undefined;
+  const from = setTimeout(() => {
+    const a = { m: machineCpuMs(), e: cpuMsOf(etcd.pid), s: cpuMsOf(server.pid), t: performance.now() };
+    to = setTimeout(() => {
+      const m = machineCpuMs();
+      mid = { busy: m.busy - a.m.busy, all: m.all - a.m.all, e: cpuMsOf(etcd.pid) - a.e, s: cpuMsOf(server.pid) - a.s, secs: (performance.now() - a.t) / 1000 };
+    }, RUN_MS - 2500);
+  }, 2000);
   const { n, perS } = await op();
-  const us = (ms: number) => ((ms * 1000) / n).toFixed(0);
-  console.log(`${label}: ${perS.toFixed(0)}/s (n=${n}); CPU µs/op: etcd ${us(cpuMsOf(etcd.pid) - e0)}, our server ${us(cpuMsOf(server.pid) - s0)}`);
+  clearTimeout(from);
+  clearTimeout(to);
+  const us = (ms: number, ops = n) => ((ms * 1000) / ops).toFixed(0);
+  let window = '';
+  if (mid) {
+    const ops = perS * mid.secs;
+    window = `; mid-run ${mid.secs.toFixed(1)} s: machine ${((100 * mid.busy) / mid.all).toFixed(0)} % busy, CPU µs/op etcd ${us(mid.e, ops)}, our server ${us(mid.s, ops)}, the rest ${us(mid.busy - mid.e - mid.s, ops)}`;
+  }
+  console.log(`${label}: ${perS.toFixed(0)}/s (n=${n}); CPU µs/op: etcd ${us(cpuMsOf(etcd.pid) - e0)}, our server ${us(cpuMsOf(server.pid) - s0)}${window}`);
   console.log(perOp(m0, await etcdMetrics(etcd.endpoint), n));
 }
 

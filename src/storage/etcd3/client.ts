@@ -1,17 +1,17 @@
 /**
  * A small etcd v3 client (see proto.ts for why not the `etcd3` package): unary KV, Lease and Maintenance calls on an
  * HTTP/2 session per endpoint of `--etcd-servers` (unary.ts: gRPC's wire format without grpc-js's per-call cost), and
- * watch streams on a grpc-js channel per endpoint. Calls go to the current endpoint and
+ * watch streams on the same sessions (bidi.ts). Calls go to the current endpoint and
  * move on to the next one when it is unavailable. Reads (Range, Status) are retried on the next endpoint, since
  * repeating them is harmless; writes are not: a write whose answer was lost may have been applied, and only the
  * caller can tell whether repeating it is safe (a create would then find its own key).
  */
 import { readFileSync } from 'node:fs';
-import * as grpc from '@grpc/grpc-js';
 import { parseEndpoint, type Endpoint } from './endpoint.ts';
 import type { SecureContextOptions } from 'node:tls';
 import { methods, watchMethod, type StatusResponse, type WatchRequest, type WatchResponse } from './proto.ts';
-import { UnaryChannel, type GrpcError } from './unary.ts';
+import { BidiStream } from './bidi.ts';
+import { Code, UnaryChannel, type GrpcError } from './unary.ts';
 
 export { parseEndpoint, type Endpoint } from './endpoint.ts';
 
@@ -36,7 +36,7 @@ export function isGrpcError(err: unknown): err is GrpcError {
 
 /** The endpoint is down or the connection broke: another endpoint may answer. */
 export function isUnavailable(err: unknown): boolean {
-  return isGrpcError(err) && err.code === grpc.status.UNAVAILABLE;
+  return isGrpcError(err) && err.code === Code.UNAVAILABLE;
 }
 
 export const ErrCompacted = 'etcdserver: mvcc: required revision has been compacted';
@@ -55,9 +55,7 @@ const IDEMPOTENT = new Set<keyof Methods>(['range', 'status']);
 
 export class EtcdClient {
   readonly endpoints: readonly Endpoint[];
-  /** Watch streams (grpc-js). */
-  readonly #clients: grpc.Client[];
-  /** Unary calls. */
+  /** Unary calls and watch streams, one HTTP/2 session per endpoint. */
   readonly #unary: UnaryChannel[];
   #current = 0;
   #closed = false;
@@ -73,11 +71,8 @@ export class EtcdClient {
     if (opts.endpoints.length === 0) throw new Error('no etcd servers given');
     this.endpoints = opts.endpoints.map(parseEndpoint);
     const tls = this.endpoints.some((e) => e.tls) ? readTls(opts) : undefined;
-    const creds = tls ? grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null) : undefined;
     // Keepalive pings find a dead connection (a member killed without FIN) in seconds, not the OS's TCP timeout.
     const keepalive = { keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000 };
-    const channelOptions = { 'grpc.keepalive_time_ms': keepalive.keepaliveTimeMs, 'grpc.keepalive_timeout_ms': keepalive.keepaliveTimeoutMs, 'grpc.max_receive_message_length': -1 };
-    this.#clients = this.endpoints.map((e) => new grpc.Client(e.target, e.tls ? creds! : grpc.credentials.createInsecure(), channelOptions));
     this.#unary = this.endpoints.map((e) => new UnaryChannel(e.target, { ...keepalive, ...(e.tls ? { tls: tls! } : {}) }));
     this.#downUntil = this.endpoints.map(() => 0);
   }
@@ -89,14 +84,14 @@ export class EtcdClient {
 
   /** One unary call, moving to the next endpoint when this one is unavailable (and retrying if it is a read). */
   async call<K extends keyof Methods>(name: K, req: ReqOf<K>, deadlineMs?: number): Promise<ResOf<K>> {
-    const attempts = IDEMPOTENT.has(name) ? this.#clients.length : 1;
+    const attempts = IDEMPOTENT.has(name) ? this.#unary.length : 1;
     this.#avoidFailedEndpoint();
     for (let i = 0; ; i++) {
       const at = this.#current;
       try {
         return await this.callOn(at, name, req, deadlineMs);
       } catch (err) {
-        if (!isUnavailable(err) || this.#clients.length === 1) throw err;
+        if (!isUnavailable(err) || this.#unary.length === 1) throw err;
         this.#markDown(at);
         if (i + 1 >= attempts) throw err;
       }
@@ -108,7 +103,7 @@ export class EtcdClient {
    * is sent: a write then goes where it can succeed instead of failing on a member already known to be down.
    */
   #avoidFailedEndpoint(): void {
-    const n = this.#clients.length;
+    const n = this.#unary.length;
     if (n === 1) return;
     const now = Date.now();
     const failing = (i: number) => {
@@ -140,15 +135,15 @@ export class EtcdClient {
 
   /** Status of every endpoint (its etcd version and database size), or the error it answered with. */
   statusAll(deadlineMs: number): Promise<(StatusResponse | Error)[]> {
-    return Promise.all(this.#clients.map((_, i) => this.callOn(i, 'status', {}, deadlineMs).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+    return Promise.all(this.#unary.map((_, i) => this.callOn(i, 'status', {}, deadlineMs).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
   }
 
   /** A new watch stream on the current endpoint (moving off one known to be down first). */
-  openWatchStream(): grpc.ClientDuplexStream<WatchRequest, WatchResponse> {
+  openWatchStream(): BidiStream<WatchRequest, WatchResponse> {
     if (this.#closed) throw new Error('etcd client closed');
     this.#avoidFailedEndpoint();
     const at = this.#current;
-    const stream = this.#clients[at]!.makeBidiStreamRequest(watchMethod.path, watchMethod.serialize, watchMethod.deserialize, new grpc.Metadata(), {});
+    const stream = new BidiStream(this.#unary[at]!.openStream(watchMethod.path), watchMethod.serialize, watchMethod.deserialize);
     this.#streamEndpoint.set(stream, at);
     return stream;
   }
@@ -159,19 +154,18 @@ export class EtcdClient {
    * current endpoint back onto the dead member.
    */
   noteStreamFailure(err: unknown, stream?: object): void {
-    if (!isUnavailable(err) || this.#clients.length === 1) return;
+    if (!isUnavailable(err) || this.#unary.length === 1) return;
     this.#markDown(stream ? (this.#streamEndpoint.get(stream) ?? this.#current) : this.#current);
   }
 
   #markDown(i: number): void {
     this.#downUntil[i] = Date.now() + DOWN_FOR_MS;
-    if (this.#current === i) this.#current = (i + 1) % this.#clients.length;
+    if (this.#current === i) this.#current = (i + 1) % this.#unary.length;
   }
 
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const c of this.#clients) c.close();
     for (const u of this.#unary) u.close();
   }
 }

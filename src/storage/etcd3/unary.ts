@@ -6,8 +6,8 @@
  * The wire format is gRPC's over HTTP/2 (PROTOCOL-HTTP2.md): a POST to /package.Service/Method with
  * `content-type: application/grpc` and `te: trailers`, a body of length-prefixed messages, and the status in the
  * `grpc-status` / `grpc-message` trailers (or the headers of a trailers-only answer). Errors look like grpc-js's
- * (code, details, message "<code> <NAME>: <details>"), so callers cannot tell the two apart. Watch streams stay on
- * grpc-js (client.ts).
+ * (code, details, message "<code> <NAME>: <details>"), so callers cannot tell the two apart. Watch streams are
+ * HTTP/2 streams of the same session (`openStream`, bidi.ts).
  */
 import http2 from 'node:http2';
 import { isIP } from 'node:net';
@@ -32,6 +32,12 @@ export function grpcError(code: number, details: string): GrpcError {
   err.code = code;
   err.details = details;
   return err;
+}
+
+/** The gRPC status in a HEADERS frame (trailers, or the headers of a trailers-only answer), if it carries one. */
+export function statusOf(h: http2.IncomingHttpHeaders): { code: number; message: string } | undefined {
+  if (h['grpc-status'] === undefined) return undefined;
+  return { code: Number(h['grpc-status']), message: decodeMessage(h['grpc-message']) };
 }
 
 /** gRPC's mapping of an HTTP status without a grpc-status (PROTOCOL-HTTP2.md, "HTTP to gRPC Status Code Mapping"). */
@@ -123,20 +129,13 @@ export class UnaryChannel {
         reject(grpcError(Code.UNAVAILABLE, (err as Error).message));
         return;
       }
-      // A session with calls in flight keeps the process alive; an idle one does not (as grpc-js's channels).
-      this.#inflight++;
-      const onSession = (this.#sessionCalls.get(session) ?? 0) + 1;
-      this.#sessionCalls.set(session, onSession);
-      if (onSession === 1) session.ref();
+      this.#begin(session);
       let done = false;
       let timer: NodeJS.Timeout | undefined;
       const finish = (err: GrpcError | undefined, res?: Buffer) => {
         if (done) return;
         done = true;
-        this.#inflight--;
-        const left = this.#sessionCalls.get(session)! - 1;
-        this.#sessionCalls.set(session, left);
-        if (left === 0 && !session.destroyed) session.unref();
+        this.#end(session);
         if (timer) clearTimeout(timer);
         if (err) reject(err);
         else resolve(res!);
@@ -152,9 +151,10 @@ export class UnaryChannel {
       let grpcMessage = '';
       const chunks: Buffer[] = [];
       const takeStatus = (h: http2.IncomingHttpHeaders) => {
-        if (h['grpc-status'] === undefined) return;
-        grpcStatus = Number(h['grpc-status']);
-        grpcMessage = decodeMessage(h['grpc-message']);
+        const st = statusOf(h);
+        if (!st) return;
+        grpcStatus = st.code;
+        grpcMessage = st.message;
       };
       stream.on('response', (h) => {
         httpStatus = Number(h[':status']);
@@ -187,6 +187,40 @@ export class UnaryChannel {
       request.copy(frame, 5);
       stream.end(frame);
     });
+  }
+
+  /**
+   * A long-lived call (a bidirectional stream) on the session: the request's headers are sent, messages are the
+   * caller's (bidi.ts). While open it counts as a call in flight: it keeps the process alive and keepalive pings on.
+   */
+  openStream(path: string): http2.ClientHttp2Stream {
+    if (this.#closed) throw grpcError(Code.UNAVAILABLE, 'etcd client closed');
+    let session: http2.ClientHttp2Session;
+    let stream: http2.ClientHttp2Stream;
+    try {
+      session = this.#ensureSession();
+      stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' }, { endStream: false });
+    } catch (err) {
+      throw grpcError(Code.UNAVAILABLE, (err as Error).message);
+    }
+    this.#begin(session);
+    stream.once('close', () => this.#end(session));
+    return stream;
+  }
+
+  /** A session with calls in flight keeps the process alive; an idle one does not (as grpc-js's channels). */
+  #begin(session: http2.ClientHttp2Session): void {
+    this.#inflight++;
+    const onSession = (this.#sessionCalls.get(session) ?? 0) + 1;
+    this.#sessionCalls.set(session, onSession);
+    if (onSession === 1) session.ref();
+  }
+
+  #end(session: http2.ClientHttp2Session): void {
+    this.#inflight--;
+    const left = this.#sessionCalls.get(session)! - 1;
+    this.#sessionCalls.set(session, left);
+    if (left === 0 && !session.destroyed) session.unref();
   }
 
   #ensureSession(): http2.ClientHttp2Session {

@@ -26,7 +26,7 @@
  *    event at or after their creation revision, a per-watcher notification, or SYNC_GRACE_MS without history to
  *    replay). That is stricter than upstream, which uses the answers as they come.
  */
-import type { ClientDuplexStream } from '@grpc/grpc-js';
+import type { BidiStream } from './bidi.ts';
 import type { KubeObject } from '../../apis/meta/v1/types.ts';
 import type { StorageEvent, Watch, WatchHandler } from '../interface.ts';
 import { StorageError } from '../interface.ts';
@@ -86,7 +86,7 @@ export class WatchHub {
   readonly #keys: KeySpace;
   readonly #values: StoredValues;
   readonly #onEventsReceived: ((n: number) => void) | undefined;
-  #stream: ClientDuplexStream<WatchRequest, WatchResponse> | undefined;
+  #stream: BidiStream<WatchRequest, WatchResponse> | undefined;
   readonly #watchers = new Map<number, Watcher>();
   #nextId = 1;
   #closed = false;
@@ -119,7 +119,7 @@ export class WatchHub {
 
   add(prefix: string, fromRV: number, handler: WatchHandler): Watch {
     const w = new Watcher(this.#nextId++, prefix, handler, fromRV, Date.now());
-    let stream: ClientDuplexStream<WatchRequest, WatchResponse>;
+    let stream: BidiStream<WatchRequest, WatchResponse>;
     try {
       stream = this.#ensureStream();
     } catch (err) {
@@ -177,7 +177,7 @@ export class WatchHub {
     this.#failAll(err);
   }
 
-  #ensureStream(): ClientDuplexStream<WatchRequest, WatchResponse> {
+  #ensureStream(): BidiStream<WatchRequest, WatchResponse> {
     if (this.#closed) throw new Error('storage closed');
     if (this.#stream) return this.#stream;
     const stream = this.#client.openWatchStream();

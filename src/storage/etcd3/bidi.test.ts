@@ -1,0 +1,116 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { BidiStream } from './bidi.ts';
+import { UnaryChannel, type GrpcError } from './unary.ts';
+
+type Msg = { n: number };
+const enc = (m: Msg) => Buffer.from(JSON.stringify(m));
+const dec = (b: Buffer): Msg => JSON.parse(b.toString());
+const frame = (m: Msg) => {
+  const body = enc(m);
+  const f = Buffer.alloc(5 + body.length);
+  f.writeUInt32BE(body.length, 1);
+  body.copy(f, 5);
+  return f;
+};
+
+/**
+ * A gRPC server speaking the wire format by hand, so the test controls how messages fall into DATA frames: each
+ * path is one behaviour.
+ */
+function server(): http2.Http2Server {
+  const srv = http2.createServer();
+  srv.on('stream', (s, headers) => {
+    s.on('error', () => {}); // the resets the cases make
+    switch (headers[':path']) {
+      case '/t.T/Split': {
+        // Three messages: the first two in one write, the third split over two writes 20 ms apart.
+        s.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+        s.once('wantTrailers', () => s.sendTrailers({ 'grpc-status': '0' }));
+        const all = Buffer.concat([frame({ n: 1 }), frame({ n: 2 }), frame({ n: 3 })]);
+        const cut = all.length - 4;
+        s.write(all.subarray(0, cut));
+        setTimeout(() => {
+          s.end(all.subarray(cut));
+        }, 20);
+        return;
+      }
+      case '/t.T/Echo': {
+        // Answers each message it gets with n+100, until the client cancels.
+        s.respond({ ':status': 200, 'content-type': 'application/grpc' });
+        s.on('data', (d: Buffer) => s.write(frame({ n: dec(d.subarray(5)).n + 100 })));
+        return;
+      }
+      case '/t.T/Fail':
+        s.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '9', 'grpc-message': 'no%20way' }, { endStream: true });
+        return;
+      case '/t.T/Reset':
+        s.respond({ ':status': 200, 'content-type': 'application/grpc' });
+        s.write(frame({ n: 1 }));
+        setTimeout(() => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR), 20);
+        return;
+    }
+  });
+  return srv;
+}
+
+describe('BidiStream: a gRPC stream on an HTTP/2 stream', () => {
+  const srv = server();
+  let channel: UnaryChannel;
+  before(async () => {
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    channel = new UnaryChannel(`127.0.0.1:${(srv.address() as AddressInfo).port}`, { keepaliveTimeMs: 0, keepaliveTimeoutMs: 0 });
+  });
+  after(() => {
+    channel.close();
+    srv.close();
+  });
+
+  const open = (path: string) => new BidiStream<Msg, Msg>(channel.openStream(path), enc, dec);
+  const outcome = (st: BidiStream<Msg, Msg>) =>
+    new Promise<{ got: number[]; err?: GrpcError }>((resolve) => {
+      const got: number[] = [];
+      st.on('data', (m) => got.push(m.n));
+      st.on('error', (err) => resolve({ got, err }));
+      st.on('end', () => resolve({ got }));
+    });
+
+  it('reassembles messages split over DATA frames and several in one, then ends on grpc-status 0', async () => {
+    assert.deepEqual(await outcome(open('/t.T/Split')), { got: [1, 2, 3] });
+  });
+
+  it('sends messages both ways; cancel ends it with one CANCELLED error', async () => {
+    const st = open('/t.T/Echo');
+    const got: number[] = [];
+    const errors: GrpcError[] = [];
+    st.on('error', (e) => errors.push(e));
+    const two = new Promise<void>((resolve) =>
+      st.on('data', (m) => {
+        got.push(m.n);
+        if (got.length === 2) resolve();
+      }),
+    );
+    st.write({ n: 1 });
+    st.write({ n: 2 });
+    await two;
+    st.cancel();
+    assert.equal(st.write({ n: 3 }), false, 'no writes after cancel');
+    assert.deepEqual(got, [101, 102]);
+    assert.deepEqual(errors.map((e) => e.code), [1]);
+  });
+
+  it("a trailers-only answer with a status: that code and the server's (percent-decoded) message", async () => {
+    const { got, err } = await outcome(open('/t.T/Fail'));
+    assert.deepEqual(got, []);
+    assert.equal(err?.code, 9);
+    assert.equal(err?.details, 'no way');
+  });
+
+  it('a stream reset by the server after a message: the message, then UNAVAILABLE', async () => {
+    const { got, err } = await outcome(open('/t.T/Reset'));
+    assert.deepEqual(got, [1]);
+    assert.equal(err?.code, 14);
+  });
+});
