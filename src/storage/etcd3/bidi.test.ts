@@ -16,12 +16,15 @@ const frame = (m: Msg) => {
   return f;
 };
 
+const sessions = new Map<http2.Http2Server, http2.ServerHttp2Session[]>();
+
 /**
  * A gRPC server speaking the wire format by hand, so the test controls how messages fall into DATA frames: each
  * path is one behaviour.
  */
 function server(): http2.Http2Server {
   const srv = http2.createServer();
+  srv.on('session', (s) => sessions.set(srv, [...(sessions.get(srv) ?? []), s]));
   srv.on('stream', (s, headers) => {
     s.on('error', () => {}); // the resets the cases make
     switch (headers[':path']) {
@@ -108,9 +111,28 @@ describe('BidiStream: a gRPC stream on an HTTP/2 stream', () => {
     assert.equal(err?.details, 'no way');
   });
 
-  it('a stream reset by the server after a message: the message, then UNAVAILABLE', async () => {
+  it('a stream reset by the server after a message: the message, then UNAVAILABLE naming the code (as a unary call)', async () => {
     const { got, err } = await outcome(open('/t.T/Reset'));
     assert.deepEqual(got, [1]);
     assert.equal(err?.code, 14);
+    assert.match(err?.details ?? '', /NGHTTP2_INTERNAL_ERROR/);
+  });
+
+  it('the connection gone (the member died): UNAVAILABLE, "Connection dropped"', async () => {
+    const gone = server();
+    await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
+    const ch = new UnaryChannel(`127.0.0.1:${(gone.address() as AddressInfo).port}`, { keepaliveTimeMs: 0, keepaliveTimeoutMs: 0 });
+    const st = new BidiStream<Msg, Msg>(ch.openStream('/t.T/Echo'), enc, dec);
+    const result = outcome(st);
+    const first = new Promise<void>((r) => st.once('data', () => r()));
+    st.write({ n: 1 });
+    await first;
+    // Every session the server holds, torn down at once as a killed process's sockets are.
+    for (const s of sessions.get(gone) ?? []) s.destroy();
+    const { err } = await result;
+    assert.equal(err?.code, 14);
+    assert.equal(err?.details, 'Connection dropped');
+    ch.close();
+    gone.close();
   });
 });

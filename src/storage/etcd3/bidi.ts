@@ -29,6 +29,8 @@ export class BidiStream<Req, Res> extends EventEmitter<BidiStreamEvents<Res>> {
     this.#stream = stream;
     this.#serialize = serialize;
     this.#deserialize = deserialize;
+    // Kept: a closed stream no longer names its session.
+    const session = stream.session;
     let httpStatus = 0;
     let status: { code: number; message: string } | undefined;
     stream.on('response', (h) => {
@@ -39,9 +41,10 @@ export class BidiStream<Req, Res> extends EventEmitter<BidiStreamEvents<Res>> {
       status = statusOf(h) ?? status;
     });
     stream.on('data', (d: Buffer) => this.#onData(d));
-    // The answer is complete; closing our side too lets 'close' come even from a server that waits for it.
+    // The answer is complete (its status came); closing our side too lets 'close' come even from a server that
+    // waits for it. Without a status the end is a reset, whose code 'close' reads.
     stream.on('end', () => {
-      if (!stream.closed) stream.close();
+      if (status && !stream.closed) stream.close();
     });
     // 'error' comes before 'close' when the stream or its connection fails; 'close' then ends it as UNAVAILABLE.
     let failure: string | undefined;
@@ -52,7 +55,11 @@ export class BidiStream<Req, Res> extends EventEmitter<BidiStreamEvents<Res>> {
       if (failure !== undefined) return this.#finish(grpcError(Code.UNAVAILABLE, failure));
       if (!status) {
         if (httpStatus && httpStatus !== 200) return this.#finish(grpcError(Code.UNAVAILABLE, `Received HTTP status code ${httpStatus}`));
-        return this.#finish(grpcError(Code.UNAVAILABLE, stream.rstCode === http2.constants.NGHTTP2_CANCEL ? 'Cancelled' : 'Connection dropped'));
+        // As unary.ts: a connection that went away (its streams then read as cancelled) or a refused stream is
+        // unavailability; a stream the server reset on its own is not.
+        const rst = stream.rstCode;
+        const dropped = !session || session.closed || session.destroyed || rst === http2.constants.NGHTTP2_REFUSED_STREAM;
+        return this.#finish(dropped ? grpcError(Code.UNAVAILABLE, 'Connection dropped') : grpcError(Code.INTERNAL, `Received RST_STREAM with code ${rst}`));
       }
       this.#finish(status.code === 0 ? undefined : grpcError(status.code, status.message));
     });
