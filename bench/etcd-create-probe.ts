@@ -6,7 +6,10 @@
  * client, bench/load/etcd-put.ts), arms in alternation on the same etcd and server. With --memory-arm, the same
  * creates on a second server with the default backend: the server CPU a create costs without etcd.
  *
- *   node --import tsx bench/etcd-create-probe.ts [--run-ms=6000] [--pairs=2] [--memory-arm]
+ *   node --import tsx bench/etcd-create-probe.ts [--run-ms=6000] [--pairs=2] [--memory-arm] [--arms=ours,put,txn]
+ *
+ * --arms picks which arms run (all three by default): `--arms=ours` with BENCH_SERVER_NODE_ARGS=--cpu-prof profiles
+ * the server under creates alone.
  *
  * Raw operations write under /registry/events/ too, so our server's events watch follows them: its CPU in those arms
  * is what following someone else's writes costs it (and etcd's includes sending them to it), as in the bench.
@@ -23,6 +26,7 @@ const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`
 const RUN_MS = Number(arg('run-ms') ?? 6000);
 const PAIRS = Number(arg('pairs') ?? 2);
 const C = 64;
+const ARMS = new Set((arg('arms') ?? 'ours,put,txn').split(','));
 
 /** The etcd counters that tell what a client asked of it. */
 const WANTED = /^(grpc_server_handled_total|grpc_server_msg_received_total|grpc_server_msg_sent_total|etcd_server_proposals_committed_total|etcd_disk_wal_fsync_duration_seconds_count|etcd_disk_backend_commit_duration_seconds_count|etcd_debugging_mvcc_(put|range|txn|delete)_total|etcd_debugging_mvcc_total_put_size_in_bytes|etcd_network_client_grpc_(sent|received)_bytes_total)/;
@@ -99,9 +103,9 @@ try {
     return { n: x.puts, perS: x.putsPerS };
   };
   for (let i = 0; i < PAIRS; i++) {
-    await arm(`our creates #${i}`, etcd, server, creates(server, `p${i}-`));
-    await arm(`raw puts #${i}`, etcd, server, raw(`pp${i}`, false));
-    await arm(`raw txns #${i}`, etcd, server, raw(`pt${i}`, true));
+    if (ARMS.has('ours')) await arm(`our creates #${i}`, etcd, server, creates(server, `p${i}-`));
+    if (ARMS.has('put')) await arm(`raw puts #${i}`, etcd, server, raw(`pp${i}`, false));
+    if (ARMS.has('txn')) await arm(`raw txns #${i}`, etcd, server, raw(`pt${i}`, true));
     if (memory) await arm(`creates on the default backend #${i}`, etcd, memory, creates(memory, `m${i}-`));
   }
 } finally {
