@@ -335,14 +335,18 @@ describe('managedFields on every write', () => {
     const put = await s.request('PUT', path('mf', '?fieldManager=replacer'), cur);
     assert.equal(put.status, 200, put.body);
     const p = await patch('mf', MERGE, { metadata: { annotations: { k: 'v' } } }, '?fieldManager=patcher');
-    assert.deepEqual(
-      p.json().metadata.managedFields.map((e: { manager: string; fieldsV1: Record<string, unknown> }) => [e.manager, e.fieldsV1['f:metadata']]),
-      [
-        ['node-fetch', { 'f:labels': { '.': {}, 'f:app': {} } }],
-        ['patcher', { 'f:annotations': { '.': {}, 'f:k': {} } }],
-        ['replacer', { 'f:labels': { 'f:tier': {} } }],
-      ],
-    );
+    type Entry = { manager: string; operation: string; time: string; fieldsV1: Record<string, unknown> };
+    const entries: Entry[] = p.json().metadata.managedFields;
+    assert.deepEqual(Object.fromEntries(entries.map((e) => [e.manager, e.fieldsV1['f:metadata']])), {
+      'node-fetch': { 'f:labels': { '.': {}, 'f:app': {} } },
+      patcher: { 'f:annotations': { '.': {}, 'f:k': {} } },
+      replacer: { 'f:labels': { 'f:tier': {} } },
+    });
+    // Upstream's order: by operation, then time (whole seconds), then manager — the PUT and the PATCH fall in one
+    // second or in two, so the order of replacer and patcher depends on the clock.
+    const sorted = [...entries].sort((a, b) => a.operation.localeCompare(b.operation) || a.time.localeCompare(b.time) || a.manager.localeCompare(b.manager));
+    assert.deepEqual(entries.map((e) => e.manager), sorted.map((e) => e.manager));
+    assert.equal(entries[0]!.manager, 'node-fetch');
     const reset = await patch('mf', MERGE, { metadata: { managedFields: [{}] } });
     assert.equal(reset.status, 200, reset.body);
     assert.equal(reset.json().metadata.managedFields, undefined);
