@@ -1,13 +1,13 @@
 /**
- * A bidirectional gRPC stream (etcd's Watch) on an HTTP/2 stream of a UnaryChannel's session, in the shape the
+ * A bidirectional gRPC stream (etcd's Watch) on an HTTP/2 stream of a UnaryChannel's connection, in the shape the
  * watcher used from grpc-js (`write`, `cancel`, and 'data' / 'error' / 'end' events): grpc-js spends ~100–150 µs of
  * the API server's CPU per WatchResponse on its call layers, which on etcd is spent once more for every write the
  * server makes (bench/gaps.md, G14a). The wire format is unary.ts's: length-prefixed messages both ways, the status
  * in the trailers (or the headers of a trailers-only answer).
  */
 import { EventEmitter } from 'node:events';
-import http2 from 'node:http2';
-import { Code, grpcError, statusOf, type GrpcError } from './unary.ts';
+import type { H2Stream, H2StreamHandler } from './h2.ts';
+import { CallStatus, Code, grpcError, type GrpcError } from './unary.ts';
 
 /** What a stream emits: each decoded message, then 'end' (grpc-status 0) or one 'error'. */
 export interface BidiStreamEvents<Res> {
@@ -17,57 +17,33 @@ export interface BidiStreamEvents<Res> {
 }
 
 export class BidiStream<Req, Res> extends EventEmitter<BidiStreamEvents<Res>> {
-  readonly #stream: http2.ClientHttp2Stream;
+  readonly #stream: H2Stream;
   readonly #serialize: (r: Req) => Buffer;
   readonly #deserialize: (b: Buffer) => Res;
-  /** Bytes of a message not yet complete (messages may span DATA frames, and frames hold several messages). */
-  #pending: Buffer | undefined;
+  // Bytes of a message not yet whole (messages span DATA frames, and frames hold several), kept as they came: a large
+  // message (a mass delete's watch event) arrives in hundreds of frames, and joining on each would copy it each time.
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  /** The length of the message being gathered, once its 5-byte prefix is in. */
+  #need = -1;
   #ended = false;
 
-  constructor(stream: http2.ClientHttp2Stream, serialize: (r: Req) => Buffer, deserialize: (b: Buffer) => Res) {
+  /** `open` starts the HTTP/2 stream with the handler given (UnaryChannel.openStream); it may throw a GrpcError. */
+  constructor(open: (h: H2StreamHandler) => H2Stream, serialize: (r: Req) => Buffer, deserialize: (b: Buffer) => Res) {
     super();
-    this.#stream = stream;
     this.#serialize = serialize;
     this.#deserialize = deserialize;
-    // Kept: a closed stream no longer names its session.
-    const session = stream.session;
-    let httpStatus = 0;
-    let status: { code: number; message: string } | undefined;
-    stream.on('response', (h) => {
-      httpStatus = Number(h[':status']);
-      status = statusOf(h) ?? status;
-    });
-    stream.on('trailers', (h) => {
-      status = statusOf(h) ?? status;
-    });
-    stream.on('data', (d: Buffer) => this.#onData(d));
-    // The answer is complete (its status came); closing our side too lets 'close' come even from a server that
-    // waits for it. Without a status the end is a reset, whose code 'close' reads.
-    stream.on('end', () => {
-      if (status && !stream.closed) stream.close();
-    });
-    // 'error' comes before 'close' when the stream or its connection fails; 'close' then ends it as UNAVAILABLE.
-    let failure: string | undefined;
-    stream.on('error', (err: Error) => {
-      failure = err.message;
-    });
-    stream.on('close', () => {
-      if (failure !== undefined) return this.#finish(grpcError(Code.UNAVAILABLE, failure));
-      if (!status) {
-        if (httpStatus && httpStatus !== 200) return this.#finish(grpcError(Code.UNAVAILABLE, `Received HTTP status code ${httpStatus}`));
-        // As unary.ts: a connection that went away (its streams then read as cancelled) or a refused stream is
-        // unavailability; a stream the server reset on its own is not.
-        const rst = stream.rstCode;
-        const dropped = !session || session.closed || session.destroyed || rst === http2.constants.NGHTTP2_REFUSED_STREAM;
-        return this.#finish(dropped ? grpcError(Code.UNAVAILABLE, 'Connection dropped') : grpcError(Code.INTERNAL, `Received RST_STREAM with code ${rst}`));
-      }
-      this.#finish(status.code === 0 ? undefined : grpcError(status.code, status.message));
+    const status = new CallStatus();
+    this.#stream = open({
+      onHeaders: (fields) => status.take(fields),
+      onData: (d) => this.#onData(d),
+      onClose: (end) => this.#finish(status.error(end)),
     });
   }
 
   /** Sends one message; false once the stream has ended. */
   write(req: Req): boolean {
-    if (this.#ended || this.#stream.closed || this.#stream.destroyed) return false;
+    if (this.#ended || this.#stream.closed) return false;
     const body = this.#serialize(req);
     const frame = Buffer.allocUnsafe(5 + body.length);
     frame[0] = 0;
@@ -81,12 +57,21 @@ export class BidiStream<Req, Res> extends EventEmitter<BidiStreamEvents<Res>> {
   cancel(): void {
     if (this.#ended) return;
     this.#finish(grpcError(Code.CANCELLED, 'Cancelled on client'));
-    if (!this.#stream.destroyed) this.#stream.close(http2.constants.NGHTTP2_CANCEL);
+    this.#stream.reset();
   }
 
   #onData(chunk: Buffer): void {
-    let buf = this.#pending ? Buffer.concat([this.#pending, chunk]) : chunk;
-    this.#pending = undefined;
+    let buf = chunk;
+    if (this.#pendingBytes > 0) {
+      this.#pending.push(chunk);
+      this.#pendingBytes += chunk.length;
+      if (this.#need < 0 && this.#pendingBytes >= 5) this.#need = 5 + Buffer.concat(this.#pending, 5).readUInt32BE(1);
+      if (this.#need < 0 || this.#pendingBytes < this.#need) return;
+      buf = Buffer.concat(this.#pending, this.#pendingBytes);
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      this.#need = -1;
+    }
     while (!this.#ended && buf.length >= 5) {
       const len = buf.readUInt32BE(1);
       if (buf.length < 5 + len) break;
@@ -100,18 +85,23 @@ export class BidiStream<Req, Res> extends EventEmitter<BidiStreamEvents<Res>> {
       buf = buf.subarray(5 + len);
       this.emit('data', msg);
     }
-    if (!this.#ended && buf.length > 0) this.#pending = buf;
+    if (!this.#ended && buf.length > 0) {
+      this.#pending = [buf];
+      this.#pendingBytes = buf.length;
+      this.#need = buf.length >= 5 ? 5 + buf.readUInt32BE(1) : -1;
+    }
   }
 
   #abort(why: string): void {
     this.#finish(grpcError(Code.INTERNAL, why));
-    if (!this.#stream.destroyed) this.#stream.close(http2.constants.NGHTTP2_CANCEL);
+    this.#stream.reset();
   }
 
   #finish(err: GrpcError | undefined): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#pending = undefined;
+    this.#pending = [];
+    this.#pendingBytes = 0;
     if (err) this.emit('error', err);
     else this.emit('end');
   }

@@ -55,7 +55,7 @@ const IDEMPOTENT = new Set<keyof Methods>(['range', 'status']);
 
 export class EtcdClient {
   readonly endpoints: readonly Endpoint[];
-  /** Unary calls and watch streams, one HTTP/2 session per endpoint. */
+  /** Unary calls and watch streams, one HTTP/2 connection per endpoint. */
   readonly #unary: UnaryChannel[];
   #current = 0;
   #closed = false;
@@ -143,7 +143,7 @@ export class EtcdClient {
     if (this.#closed) throw new Error('etcd client closed');
     this.#avoidFailedEndpoint();
     const at = this.#current;
-    const stream = new BidiStream(this.#unary[at]!.openStream(watchMethod.path), watchMethod.serialize, watchMethod.deserialize);
+    const stream = new BidiStream((h) => this.#unary[at]!.openStream(watchMethod.path, h), watchMethod.serialize, watchMethod.deserialize);
     this.#streamEndpoint.set(stream, at);
     return stream;
   }

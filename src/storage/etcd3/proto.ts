@@ -7,7 +7,7 @@
  *
  * Why not the `etcd3` npm client: its last release (1.1.2, 2023) pins @grpc/proto-loader 0.7 beside the 0.8 we
  * have, and it hides what this backend needs from a watch response (watch progress responses, compact_revision,
- * the header revision of each response). The calls themselves are gRPC's wire format on node:http2 (unary.ts, bidi.ts).
+ * the header revision of each response). The calls themselves are gRPC's wire format on our own HTTP/2 framing (h2.ts, unary.ts, bidi.ts).
  */
 import protobuf from 'protobufjs';
 

@@ -1,17 +1,18 @@
 /**
- * Unary gRPC calls to one etcd endpoint on a node:http2 session of their own, without grpc-js's call stack: every
- * create, update and delete of the etcd backend is one unary Txn, and grpc-js's layers around the HTTP/2 stream
+ * Unary gRPC calls to one etcd endpoint on an HTTP/2 connection of their own (h2.ts), without grpc-js's call stack:
+ * every create, update and delete of the etcd backend is one unary Txn, and grpc-js's layers around the HTTP/2 stream
  * (resolving, retrying and load-balancing calls, interceptors, call credentials, metadata objects) cost about as much
- * CPU again as the stream itself (~400 against ~200 µs per Txn in a side-by-side run at c=64 on the bench machine).
+ * CPU again as the stream itself (~400 against ~200 µs per Txn in a side-by-side run at c=64 on the bench machine),
+ * and node:http2's stream about as much again as our framing.
  * The wire format is gRPC's over HTTP/2 (PROTOCOL-HTTP2.md): a POST to /package.Service/Method with
  * `content-type: application/grpc` and `te: trailers`, a body of length-prefixed messages, and the status in the
  * `grpc-status` / `grpc-message` trailers (or the headers of a trailers-only answer). Errors look like grpc-js's
  * (code, details, message "<code> <NAME>: <details>"), so callers cannot tell the two apart. Watch streams are
  * HTTP/2 streams of the same session (`openStream`, bidi.ts).
  */
-import http2 from 'node:http2';
-import { isIP } from 'node:net';
 import type { SecureContextOptions } from 'node:tls';
+import { encodeLiterals } from './hpack.ts';
+import { errorName, H2Connection, type H2Stream, type H2StreamHandler, type StreamEnd } from './h2.ts';
 
 /** A gRPC status error from etcd (code and etcd's own message, e.g. "etcdserver: mvcc: required revision has been compacted"). */
 export interface GrpcError extends Error {
@@ -34,10 +35,36 @@ export function grpcError(code: number, details: string): GrpcError {
   return err;
 }
 
-/** The gRPC status in a HEADERS frame (trailers, or the headers of a trailers-only answer), if it carries one. */
-export function statusOf(h: http2.IncomingHttpHeaders): { code: number; message: string } | undefined {
-  if (h['grpc-status'] === undefined) return undefined;
-  return { code: Number(h['grpc-status']), message: decodeMessage(h['grpc-message']) };
+/** What a response's header blocks said: the HTTP status, and the gRPC status once a block carried one. */
+export class CallStatus {
+  http = 0;
+  grpc: { code: number; message: string } | undefined;
+
+  /** Takes in one header block (the response headers, the trailers, or the headers of a trailers-only answer). */
+  take(fields: [string, string][]): void {
+    let code: string | undefined;
+    let message = '';
+    for (const [name, value] of fields) {
+      if (name === ':status') this.http = Number(value);
+      else if (name === 'grpc-status') code = value;
+      else if (name === 'grpc-message') message = value;
+    }
+    if (code !== undefined) this.grpc = { code: Number(code), message: decodeMessage(message) };
+  }
+
+  /**
+   * The error a stream ended with, if any: its gRPC status when one came; else the HTTP status mapped as gRPC does;
+   * else how it ended — a connection that went away (the member died) or a refused stream is UNAVAILABLE, and so is
+   * a reset with an error code (the write may have been applied or not); a clean end without a status is INTERNAL.
+   */
+  error(end: StreamEnd): GrpcError | undefined {
+    if (this.grpc) return this.grpc.code === 0 ? undefined : grpcError(this.grpc.code, this.grpc.message);
+    if (this.http && this.http !== 200) return grpcError(httpStatusCode(this.http), `Received HTTP status code ${this.http}`);
+    if (end.ok) return grpcError(Code.INTERNAL, 'stream ended without a status');
+    if ('dropped' in end) return grpcError(Code.UNAVAILABLE, end.dropped);
+    if (end.rstCode === 0) return grpcError(Code.INTERNAL, 'Received RST_STREAM with code 0');
+    return grpcError(Code.UNAVAILABLE, `Received RST_STREAM with code ${end.rstCode} (${errorName(end.rstCode)})`);
+  }
 }
 
 /** gRPC's mapping of an HTTP status without a grpc-status (PROTOCOL-HTTP2.md, "HTTP to gRPC Status Code Mapping"). */
@@ -62,8 +89,7 @@ function httpStatusCode(status: number): number {
 }
 
 /** grpc-message is percent-encoded (only bytes outside printable ASCII, and '%'). */
-function decodeMessage(v: unknown): string {
-  const s = typeof v === 'string' ? v : '';
+function decodeMessage(s: string): string {
   if (!s.includes('%')) return s;
   try {
     return decodeURIComponent(s);
@@ -87,12 +113,12 @@ const SESSION_WINDOW = 16 << 20;
 export class UnaryChannel {
   readonly #authority: string;
   readonly #opts: UnaryChannelOptions;
-  #session: http2.ClientHttp2Session | undefined;
-  #connected = false;
+  #conn: H2Connection | undefined;
   /** The last connection attempt failed and none has succeeded since (grpc's TRANSIENT_FAILURE). */
   #failed = false;
   #inflight = 0;
-  readonly #sessionCalls = new WeakMap<http2.ClientHttp2Session, number>();
+  readonly #connCalls = new WeakMap<H2Connection, number>();
+  readonly #blocks = new Map<string, Buffer>();
   #closed = false;
   #pinger: NodeJS.Timeout | undefined;
   #pingOutstanding = false;
@@ -104,7 +130,8 @@ export class UnaryChannel {
 
   /** Connected now. */
   get ready(): boolean {
-    return this.#connected && !!this.#session && !this.#session.closed && !this.#session.destroyed;
+    const c = this.#conn;
+    return !!c && c.connected && !c.closed && !c.goingAway;
   }
 
   /** The last attempt to connect failed (or the connection broke) and no connection has been made since. */
@@ -115,150 +142,132 @@ export class UnaryChannel {
   /** One call: the serialized request in, the serialized answer out (rejects with a GrpcError). */
   call(path: string, request: Buffer, deadlineMs?: number): Promise<Buffer> {
     if (this.#closed) return Promise.reject(new Error('etcd client closed'));
-    let session: http2.ClientHttp2Session;
-    try {
-      session = this.#ensureSession();
-    } catch (err) {
-      return Promise.reject(grpcError(Code.UNAVAILABLE, (err as Error).message));
-    }
     return new Promise<Buffer>((resolve, reject) => {
-      let stream: http2.ClientHttp2Stream;
-      try {
-        stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' });
-      } catch (err) {
-        reject(grpcError(Code.UNAVAILABLE, (err as Error).message));
-        return;
-      }
-      this.#begin(session);
+      const status = new CallStatus();
+      const chunks: Buffer[] = [];
       let done = false;
       let timer: NodeJS.Timeout | undefined;
       const finish = (err: GrpcError | undefined, res?: Buffer) => {
         if (done) return;
         done = true;
-        this.#end(session);
         if (timer) clearTimeout(timer);
         if (err) reject(err);
         else resolve(res!);
       };
+      let stream: H2Stream;
+      try {
+        stream = this.#open(path, {
+          onHeaders: (fields) => status.take(fields),
+          onData: (d) => chunks.push(d),
+          onClose: (end) => {
+            const err = status.error(end);
+            if (err) return finish(err);
+            const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            if (body.length < 5 || body[0] !== 0) return finish(grpcError(Code.INTERNAL, body.length < 5 ? 'answer without a message' : 'compressed answer not asked for'));
+            const len = body.readUInt32BE(1);
+            if (body.length < 5 + len) return finish(grpcError(Code.INTERNAL, 'truncated answer'));
+            finish(undefined, body.subarray(5, 5 + len));
+          },
+        });
+      } catch (err) {
+        reject(grpcError(Code.UNAVAILABLE, (err as Error).message));
+        return;
+      }
       if (deadlineMs) {
         timer = setTimeout(() => {
           finish(grpcError(Code.DEADLINE_EXCEEDED, 'Deadline exceeded'));
-          stream.close(http2.constants.NGHTTP2_CANCEL);
+          stream.reset();
         }, deadlineMs);
       }
-      let httpStatus = 0;
-      let grpcStatus: number | undefined;
-      let grpcMessage = '';
-      const chunks: Buffer[] = [];
-      const takeStatus = (h: http2.IncomingHttpHeaders) => {
-        const st = statusOf(h);
-        if (!st) return;
-        grpcStatus = st.code;
-        grpcMessage = st.message;
-      };
-      stream.on('response', (h) => {
-        httpStatus = Number(h[':status']);
-        takeStatus(h);
-      });
-      stream.on('trailers', takeStatus);
-      stream.on('data', (d: Buffer) => chunks.push(d));
-      stream.on('error', (err: Error) => {
-        // The stream or its connection failed before an answer: the member may have applied a write or not.
-        finish(grpcError(Code.UNAVAILABLE, err.message));
-      });
-      stream.on('close', () => {
-        if (done) return;
-        if (grpcStatus === undefined) {
-          if (httpStatus && httpStatus !== 200) return finish(grpcError(httpStatusCode(httpStatus), `Received HTTP status code ${httpStatus}`));
-          const rst = stream.rstCode;
-          const dropped = session.closed || session.destroyed || rst === http2.constants.NGHTTP2_REFUSED_STREAM;
-          return finish(grpcError(dropped ? Code.UNAVAILABLE : Code.INTERNAL, dropped ? 'Connection dropped' : `Received RST_STREAM with code ${rst}`));
-        }
-        if (grpcStatus !== 0) return finish(grpcError(grpcStatus, grpcMessage));
-        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        if (body.length < 5 || body[0] !== 0) return finish(grpcError(Code.INTERNAL, body.length < 5 ? 'answer without a message' : 'compressed answer not asked for'));
-        const len = body.readUInt32BE(1);
-        if (body.length < 5 + len) return finish(grpcError(Code.INTERNAL, 'truncated answer'));
-        finish(undefined, body.subarray(5, 5 + len));
-      });
       const frame = Buffer.allocUnsafe(5 + request.length);
       frame[0] = 0;
       frame.writeUInt32BE(request.length, 1);
       request.copy(frame, 5);
-      stream.end(frame);
+      stream.write(frame, true);
     });
   }
 
   /**
-   * A long-lived call (a bidirectional stream) on the session: the request's headers are sent, messages are the
-   * caller's (bidi.ts). While open it counts as a call in flight: it keeps the process alive and keepalive pings on.
+   * A long-lived call (a bidirectional stream): the request's headers are sent, messages are the caller's
+   * (bidi.ts). While open it counts as a call in flight: it keeps the process alive and keepalive pings on.
    */
-  openStream(path: string): http2.ClientHttp2Stream {
+  openStream(path: string, handler: H2StreamHandler): H2Stream {
     if (this.#closed) throw grpcError(Code.UNAVAILABLE, 'etcd client closed');
-    let session: http2.ClientHttp2Session;
-    let stream: http2.ClientHttp2Stream;
     try {
-      session = this.#ensureSession();
-      stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' }, { endStream: false });
+      return this.#open(path, handler);
     } catch (err) {
       throw grpcError(Code.UNAVAILABLE, (err as Error).message);
     }
-    this.#begin(session);
-    stream.once('close', () => this.#end(session));
+  }
+
+  /** A stream on the connection, counted in flight until it closes. */
+  #open(path: string, handler: H2StreamHandler): H2Stream {
+    const conn = this.#ensureConnection();
+    let block = this.#blocks.get(path);
+    if (!block) {
+      block = encodeLiterals([
+        [':method', 'POST'],
+        [':scheme', this.#opts.tls ? 'https' : 'http'],
+        [':path', path],
+        [':authority', this.#authority],
+        ['content-type', 'application/grpc'],
+        ['te', 'trailers'],
+      ]);
+      this.#blocks.set(path, block);
+    }
+    const stream = conn.open(block, {
+      onHeaders: (f, end) => handler.onHeaders(f, end),
+      onData: (d) => handler.onData(d),
+      onClose: (end) => {
+        this.#end(conn);
+        handler.onClose(end);
+      },
+    });
+    this.#begin(conn);
     return stream;
   }
 
-  /** A session with calls in flight keeps the process alive; an idle one does not (as grpc-js's channels). */
-  #begin(session: http2.ClientHttp2Session): void {
+  /** A connection with calls in flight keeps the process alive; an idle one does not (as grpc-js's channels). */
+  #begin(conn: H2Connection): void {
     this.#inflight++;
-    const onSession = (this.#sessionCalls.get(session) ?? 0) + 1;
-    this.#sessionCalls.set(session, onSession);
-    if (onSession === 1) session.ref();
+    const on = (this.#connCalls.get(conn) ?? 0) + 1;
+    this.#connCalls.set(conn, on);
+    if (on === 1) conn.ref();
   }
 
-  #end(session: http2.ClientHttp2Session): void {
+  #end(conn: H2Connection): void {
     this.#inflight--;
-    const left = this.#sessionCalls.get(session)! - 1;
-    this.#sessionCalls.set(session, left);
-    if (left === 0 && !session.destroyed) session.unref();
+    const left = this.#connCalls.get(conn)! - 1;
+    this.#connCalls.set(conn, left);
+    if (left === 0) conn.unref();
   }
 
-  #ensureSession(): http2.ClientHttp2Session {
-    const s = this.#session;
-    if (s && !s.closed && !s.destroyed) return s;
-    const tls = this.#opts.tls;
-    const session = http2.connect(`${tls ? 'https' : 'http'}://${this.#authority}`, {
-      ...(tls ?? {}),
-      // No SNI for an IP address (RFC 6066; node warns otherwise); the certificate is still checked against the IP.
-      ...(tls && isIP(this.#authority.replace(/^\[|\]?:\d+$/g, '')) ? { servername: '' } : {}),
-      // grpc-js does the same: answers are bounded by what etcd sends, not by node's default 10 MB per session.
-      maxSessionMemory: Number.MAX_SAFE_INTEGER,
-      settings: { enablePush: false, initialWindowSize: STREAM_WINDOW },
-    });
-    this.#session = session;
-    this.#connected = false;
-    session.once('connect', () => {
-      if (this.#session !== session) return;
-      this.#connected = true;
-      this.#failed = false;
-      session.setLocalWindowSize(SESSION_WINDOW);
-    });
-    // Calls on the session see the failure through their streams; here only the channel's state.
-    session.on('error', () => {
-      if (this.#session === session) this.#failed = true;
-    });
-    session.once('goaway', () => {
+  #ensureConnection(): H2Connection {
+    const c = this.#conn;
+    if (c && !c.closed && !c.goingAway) return c;
+    const conn: H2Connection = new H2Connection({
+      authority: this.#authority,
+      ...(this.#opts.tls ? { tls: this.#opts.tls } : {}),
+      streamWindow: STREAM_WINDOW,
+      connectionWindow: SESSION_WINDOW,
+      onConnect: () => {
+        if (this.#conn === conn) this.#failed = false;
+      },
       // No new streams on it; calls in flight finish or fail on their own.
-      if (this.#session === session) this.#session = undefined;
+      onGoaway: () => {
+        if (this.#conn === conn) this.#conn = undefined;
+      },
+      // Gone while current (refused, reset, the member killed): the endpoint is failing until a connection succeeds.
+      onClose: () => {
+        if (this.#conn !== conn) return;
+        this.#conn = undefined;
+        this.#failed = true;
+      },
     });
-    session.once('close', () => {
-      if (this.#session !== session) return;
-      this.#session = undefined;
-      this.#connected = false;
-    });
-    session.unref();
+    this.#conn = conn;
+    conn.unref();
     this.#startPinger();
-    return session;
+    return conn;
   }
 
   #startPinger(): void {
@@ -268,30 +277,25 @@ export class UnaryChannel {
   }
 
   #keepalive(): void {
-    const s = this.#session;
-    if (!s || !this.ready || this.#inflight === 0 || this.#pingOutstanding) return;
+    const c = this.#conn;
+    if (!c || !this.ready || this.#inflight === 0 || this.#pingOutstanding) return;
     this.#pingOutstanding = true;
     const timer = setTimeout(() => {
       // No answer: the member or the path to it is gone without a FIN; fail the calls on it now.
       this.#failed = true;
-      s.destroy(new Error('keepalive ping not answered'));
+      c.destroy(new Error('keepalive ping not answered'));
     }, this.#opts.keepaliveTimeoutMs);
     timer.unref();
-    try {
-      s.ping(() => {
-        this.#pingOutstanding = false;
-        clearTimeout(timer);
-      });
-    } catch {
+    c.ping(() => {
       this.#pingOutstanding = false;
       clearTimeout(timer);
-    }
+    });
   }
 
   close(): void {
     this.#closed = true;
     if (this.#pinger) clearInterval(this.#pinger);
-    this.#session?.close();
-    this.#session = undefined;
+    this.#conn?.close();
+    this.#conn = undefined;
   }
 }
