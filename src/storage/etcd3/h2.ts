@@ -64,6 +64,8 @@ export interface H2ConnectionOptions {
   /** Our receive windows: a list of a whole resource is one message of up to hundreds of MB. */
   streamWindow: number;
   connectionWindow: number;
+  /** After each stream's handler heard its end. */
+  onStreamClose?: () => void;
   /** The connection is usable (connected, TLS and ALPN agreed). */
   onConnect?: () => void;
   /** The peer sent GOAWAY: no new streams here. */
@@ -465,6 +467,7 @@ export class H2Connection {
     this.#streams.delete(s.id);
     this.#blocked.delete(s);
     s.handler.onClose(end);
+    this.#opts.onStreamClose?.();
     if (this.goingAway && this.#streams.size === 0 && !this.closed) this.#socket.end();
   }
 

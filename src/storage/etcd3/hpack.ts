@@ -90,56 +90,66 @@ export class HpackDecoder {
     this.#max = limit;
   }
 
+  /** The block being decoded and where in it (fields, not closures: tsx names every closure it creates, per call). */
+  #b: Uint8Array = new Uint8Array(0);
+  #p = 0;
+
   /** The header fields of one complete block, in order (names lower-case as HTTP/2 sends them). */
   decode(b: Uint8Array): [string, string][] {
     const out: [string, string][] = [];
-    let p = 0;
-    const int = (prefix: number): number => {
-      const mask = (1 << prefix) - 1;
-      let v = b[p++]! & mask;
-      if (v < mask) return v;
-      let shift = 0;
-      for (;;) {
-        if (p >= b.length) throw new HpackError('truncated integer');
-        const c = b[p++]!;
-        v += (c & 0x7f) * 2 ** shift;
-        shift += 7;
-        if ((c & 0x80) === 0) return v;
-        if (shift > 28) throw new HpackError('integer too large');
-      }
-    };
-    const str = (): string => {
-      if (p >= b.length) throw new HpackError('truncated string');
-      const huffman = (b[p]! & 0x80) !== 0;
-      const n = int(7);
-      if (p + n > b.length) throw new HpackError('truncated string');
-      const raw = b.subarray(p, p + n);
-      p += n;
-      return huffman ? huffmanDecode(raw) : Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('latin1');
-    };
-    while (p < b.length) {
-      const c = b[p]!;
+    this.#b = b;
+    this.#p = 0;
+    while (this.#p < b.length) {
+      const c = b[this.#p]!;
       if (c & 0x80) {
-        out.push(this.#entry(int(7)));
+        out.push(this.#entry(this.#int(7)));
       } else if ((c & 0xc0) === 0x40) {
-        const i = int(6);
-        const name = i ? this.#entry(i)[0] : str();
-        const field: [string, string] = [name, str()];
+        const i = this.#int(6);
+        const name = i ? this.#entry(i)[0] : this.#str();
+        const field: [string, string] = [name, this.#str()];
         out.push(field);
         this.#add(field);
       } else if ((c & 0xe0) === 0x20) {
         if (out.length) throw new HpackError('table size update after a header field');
-        const size = int(5);
+        const size = this.#int(5);
         if (size > this.#limit) throw new HpackError(`table size ${size} above the advertised ${this.#limit}`);
         this.#max = size;
         this.#evict();
       } else {
-        const i = int(4);
-        const name = i ? this.#entry(i)[0] : str();
-        out.push([name, str()]);
+        const i = this.#int(4);
+        const name = i ? this.#entry(i)[0] : this.#str();
+        out.push([name, this.#str()]);
       }
     }
+    this.#b = new Uint8Array(0);
     return out;
+  }
+
+  #int(prefix: number): number {
+    const b = this.#b;
+    const mask = (1 << prefix) - 1;
+    let v = b[this.#p++]! & mask;
+    if (v < mask) return v;
+    let shift = 0;
+    for (;;) {
+      if (this.#p >= b.length) throw new HpackError('truncated integer');
+      const c = b[this.#p++]!;
+      v += (c & 0x7f) * 2 ** shift;
+      shift += 7;
+      if ((c & 0x80) === 0) return v;
+      if (shift > 28) throw new HpackError('integer too large');
+    }
+  }
+
+  #str(): string {
+    const b = this.#b;
+    if (this.#p >= b.length) throw new HpackError('truncated string');
+    const huffman = (b[this.#p]! & 0x80) !== 0;
+    const n = this.#int(7);
+    if (this.#p + n > b.length) throw new HpackError('truncated string');
+    const raw = b.subarray(this.#p, this.#p + n);
+    this.#p += n;
+    return huffman ? huffmanDecode(raw) : Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('latin1');
   }
 
   #entry(i: number): [string, string] {

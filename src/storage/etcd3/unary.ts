@@ -143,42 +143,15 @@ export class UnaryChannel {
   call(path: string, request: Buffer, deadlineMs?: number): Promise<Buffer> {
     if (this.#closed) return Promise.reject(new Error('etcd client closed'));
     return new Promise<Buffer>((resolve, reject) => {
-      const status = new CallStatus();
-      const chunks: Buffer[] = [];
-      let done = false;
-      let timer: NodeJS.Timeout | undefined;
-      const finish = (err: GrpcError | undefined, res?: Buffer) => {
-        if (done) return;
-        done = true;
-        if (timer) clearTimeout(timer);
-        if (err) reject(err);
-        else resolve(res!);
-      };
+      const call = new UnaryCall(resolve, reject);
       let stream: H2Stream;
       try {
-        stream = this.#open(path, {
-          onHeaders: (fields) => status.take(fields),
-          onData: (d) => chunks.push(d),
-          onClose: (end) => {
-            const err = status.error(end);
-            if (err) return finish(err);
-            const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-            if (body.length < 5 || body[0] !== 0) return finish(grpcError(Code.INTERNAL, body.length < 5 ? 'answer without a message' : 'compressed answer not asked for'));
-            const len = body.readUInt32BE(1);
-            if (body.length < 5 + len) return finish(grpcError(Code.INTERNAL, 'truncated answer'));
-            finish(undefined, body.subarray(5, 5 + len));
-          },
-        });
+        stream = this.#open(path, call);
       } catch (err) {
         reject(grpcError(Code.UNAVAILABLE, (err as Error).message));
         return;
       }
-      if (deadlineMs) {
-        timer = setTimeout(() => {
-          finish(grpcError(Code.DEADLINE_EXCEEDED, 'Deadline exceeded'));
-          stream.reset();
-        }, deadlineMs);
-      }
+      if (deadlineMs) call.deadline(stream, deadlineMs);
       const frame = Buffer.allocUnsafe(5 + request.length);
       frame[0] = 0;
       frame.writeUInt32BE(request.length, 1);
@@ -200,7 +173,7 @@ export class UnaryChannel {
     }
   }
 
-  /** A stream on the connection, counted in flight until it closes. */
+  /** A stream on the connection, counted in flight until it closes (the connection's onStreamClose). */
   #open(path: string, handler: H2StreamHandler): H2Stream {
     const conn = this.#ensureConnection();
     let block = this.#blocks.get(path);
@@ -215,14 +188,7 @@ export class UnaryChannel {
       ]);
       this.#blocks.set(path, block);
     }
-    const stream = conn.open(block, {
-      onHeaders: (f, end) => handler.onHeaders(f, end),
-      onData: (d) => handler.onData(d),
-      onClose: (end) => {
-        this.#end(conn);
-        handler.onClose(end);
-      },
-    });
+    const stream = conn.open(block, handler);
     this.#begin(conn);
     return stream;
   }
@@ -250,6 +216,7 @@ export class UnaryChannel {
       ...(this.#opts.tls ? { tls: this.#opts.tls } : {}),
       streamWindow: STREAM_WINDOW,
       connectionWindow: SESSION_WINDOW,
+      onStreamClose: () => this.#end(conn),
       onConnect: () => {
         if (this.#conn === conn) this.#failed = false;
       },
@@ -297,5 +264,54 @@ export class UnaryChannel {
     if (this.#pinger) clearInterval(this.#pinger);
     this.#conn?.close();
     this.#conn = undefined;
+  }
+}
+
+/** One unary call's answer as it comes in (a class, not closures: tsx names every closure it creates, per call). */
+class UnaryCall implements H2StreamHandler {
+  readonly #resolve: (b: Buffer) => void;
+  readonly #reject: (e: GrpcError) => void;
+  readonly #status = new CallStatus();
+  readonly #chunks: Buffer[] = [];
+  #done = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(resolve: (b: Buffer) => void, reject: (e: GrpcError) => void) {
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  deadline(stream: H2Stream, ms: number): void {
+    this.#timer = setTimeout(() => {
+      this.#finish(grpcError(Code.DEADLINE_EXCEEDED, 'Deadline exceeded'));
+      stream.reset();
+    }, ms);
+  }
+
+  onHeaders(fields: [string, string][]): void {
+    this.#status.take(fields);
+  }
+
+  onData(chunk: Buffer): void {
+    this.#chunks.push(chunk);
+  }
+
+  onClose(end: StreamEnd): void {
+    const err = this.#status.error(end);
+    if (err) return this.#finish(err);
+    const chunks = this.#chunks;
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    if (body.length < 5 || body[0] !== 0) return this.#finish(grpcError(Code.INTERNAL, body.length < 5 ? 'answer without a message' : 'compressed answer not asked for'));
+    const len = body.readUInt32BE(1);
+    if (body.length < 5 + len) return this.#finish(grpcError(Code.INTERNAL, 'truncated answer'));
+    this.#finish(undefined, body.subarray(5, 5 + len));
+  }
+
+  #finish(err: GrpcError | undefined, res?: Buffer): void {
+    if (this.#done) return;
+    this.#done = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    if (err) this.#reject(err);
+    else this.#resolve(res!);
   }
 }

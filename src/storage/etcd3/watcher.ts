@@ -317,13 +317,16 @@ export class WatchHub {
       }
     }
     const object = own?.object;
-    const emit = (value: Buffer, prevValue: Buffer | undefined) =>
-      this.#emit(w, object ? (prevValue ? { type, key, rv, value, object, prevValue } : { type, key, rv, value, object }) : prevValue ? { type, key, rv, value, prevValue } : { type, key, rv, value });
+    // Methods and arrows passed straight in, no named closures: tsx names each one it creates, per event.
     if (isPromise(v) || isPromise(pv)) {
-      if (isPromise(pv) && !isPromise(v)) return pv.then((b) => emit(v, b));
-      return Promise.all([v, pv]).then(([a, b]) => emit(a, b));
+      if (isPromise(pv) && !isPromise(v)) return pv.then((b) => this.#emitPut(w, type, key, rv, object, v, b));
+      return Promise.all([v, pv]).then(([a, b]) => this.#emitPut(w, type, key, rv, object, a, b));
     }
-    return emit(v, pv);
+    return this.#emitPut(w, type, key, rv, object, v, pv);
+  }
+
+  #emitPut(w: Watcher, type: 'ADDED' | 'MODIFIED', key: string, rv: number, object: KubeObject | undefined, value: Buffer, prevValue: Buffer | undefined): void {
+    this.#emit(w, object ? (prevValue ? { type, key, rv, value, object, prevValue } : { type, key, rv, value, object }) : prevValue ? { type, key, rv, value, prevValue } : { type, key, rv, value });
   }
 
   #etcdKeyString(kv: KeyValue): string {
