@@ -250,6 +250,32 @@ if (!etcdAvailable()) {
       await s.close();
     });
 
+    it("own writes reach this storage's watch as the written object itself, whether etcd's event or the answer came first; another client's write with other bytes is decoded", async () => {
+      const a = open({ prefix: '/own' });
+      const b = open({ prefix: '/own' });
+      const events: StorageEvent[] = [];
+      const w = a.watch('/o/', await a.currentRevision(), { onEvent: (ev) => events.push(ev), onError: (e) => assert.fail(e) });
+      // Concurrent creates on one connection: etcd sends some events before their answers and some after.
+      const created = await Promise.all(Array.from({ length: 200 }, (_, i) => a.create(`/o/ns/k${i}`, obj(`k${i}`, i))));
+      const updated = await a.guaranteedUpdate('/o/ns/k0', { tryUpdate: (c) => ({ object: { ...jsonCodec.decode(c!.value), data: 'u' } }) });
+      await b.create('/o/ns/other', obj('other'));
+      const deadline = Date.now() + 10_000;
+      while (events.length < 202 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const byRv = new Map(events.map((e) => [e.rv, e]));
+      for (const c of [...created, updated.stored]) {
+        const ev = byRv.get(c.rv)!;
+        assert.ok(ev.object === c.object, `the event at ${c.rv} carries the object written`);
+        assert.ok(ev.value.equals(c.value));
+        assert.equal(c.object.metadata.resourceVersion, String(c.rv));
+      }
+      const other = events.find((e) => e.key === '/o/ns/other')!;
+      assert.equal(other.object, undefined, "another client's write: decoded by the watch cache, not carried");
+      assert.equal(JSON.parse(other.value.toString()).metadata.resourceVersion, String(other.rv));
+      w.stop();
+      await a.close();
+      await b.close();
+    });
+
     it('a write by another client between read and write makes guaranteedUpdate decide again', async () => {
       const a = open({ prefix: '/shared' });
       const b = open({ prefix: '/shared' });

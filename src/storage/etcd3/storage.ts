@@ -35,7 +35,7 @@ import { isPromise, type Transformer } from '../value/transformer.ts';
 import { EtcdClient, ErrCompacted, ErrFutureRev, ErrLeaseNotFound, isGrpcError, type EtcdClientOptions } from './client.ts';
 import { LeaseManager } from './lease-manager.ts';
 import { CompareResult, CompareTarget, num, type KeyValue, type RangeRequest, type RangeResponse, type TxnRequest, type TxnResponse } from './proto.ts';
-import { WatchHub, type KeySpace } from './watcher.ts';
+import { WatchHub, type KeySpace, type OwnWrite } from './watcher.ts';
 
 export interface EtcdStorageOptions extends EtcdClientOptions {
   codec: Codec;
@@ -151,13 +151,23 @@ export class EtcdStorage implements Storage {
       const plain = this.#codec.encode(obj);
       const ek = this.#keys.toEtcd(key);
       const data = await this.#values.toStorage(key, plain, ek.toString());
-      const res = await this.#putTxn(key, ttlSeconds, (lease) => ({
-        compare: [{ result: CompareResult.EQUAL, target: CompareTarget.CREATE, key: ek, create_revision: 0 }],
-        success: [{ request_put: { key: ek, value: data, ...(lease ? { lease } : {}) } }],
-      }));
-      if (!res.succeeded) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
+      const own = this.#hub.expectOwnWrite(key, data, plain, obj);
+      let res: TxnResponse;
+      try {
+        res = await this.#putTxn(key, ttlSeconds, (lease) => ({
+          compare: [{ result: CompareResult.EQUAL, target: CompareTarget.CREATE, key: ek, create_revision: 0 }],
+          success: [{ request_put: { key: ek, value: data, ...(lease ? { lease } : {}) } }],
+        }));
+      } catch (err) {
+        this.#hub.forgetOwnWrite(key, own);
+        throw err;
+      }
+      if (!res.succeeded) {
+        this.#hub.forgetOwnWrite(key, own);
+        throw new StorageError('KeyExists', key, `key already exists: ${key}`);
+      }
       const rv = num(res.header.revision);
-      return this.#stamp(key, obj, plain, rv, ttlSeconds);
+      return this.#stamp(key, obj, plain, rv, ttlSeconds, own);
     });
   }
 
@@ -180,15 +190,23 @@ export class EtcdStorage implements Storage {
           return { stored: { ...cur.stored, object }, created: false, noop: true };
         }
         const data = await this.#values.toStorage(key, plain, ek.toString());
-        const res = await this.#putTxn(key, ttlSeconds, (lease) => ({
-          compare: [{ result: CompareResult.EQUAL, target: CompareTarget.MOD, key: ek, mod_revision: st.modRev }],
-          success: [{ request_put: { key: ek, value: data, ...(lease ? { lease } : {}) } }],
-          failure: [{ request_range: { key: ek } }],
-        }));
+        const own = this.#hub.expectOwnWrite(key, data, plain, object);
+        let res: TxnResponse;
+        try {
+          res = await this.#putTxn(key, ttlSeconds, (lease) => ({
+            compare: [{ result: CompareResult.EQUAL, target: CompareTarget.MOD, key: ek, mod_revision: st.modRev }],
+            success: [{ request_put: { key: ek, value: data, ...(lease ? { lease } : {}) } }],
+            failure: [{ request_range: { key: ek } }],
+          }));
+        } catch (err) {
+          this.#hub.forgetOwnWrite(key, own);
+          throw err;
+        }
         if (res.succeeded) {
           const rv = num(res.header.revision);
-          return { stored: this.#stamp(key, object, plain, rv, ttlSeconds), created: !cur, noop: false };
+          return { stored: this.#stamp(key, object, plain, rv, ttlSeconds, own), created: !cur, noop: false };
         }
+        this.#hub.forgetOwnWrite(key, own);
         // Someone else wrote the key: decide again on the state the transaction read back.
         st = await this.#stateOf(key, res.responses[0]?.response_range?.kvs[0]);
       }
@@ -398,10 +416,10 @@ export class EtcdStorage implements Storage {
     return { current: { stored: { key, rv, value: v.value }, plain: v.plain, stale: v.stale }, modRev: rv };
   }
 
-  #stamp(key: string, object: KubeObject, plain: Buffer, rv: number, ttlSeconds: number | undefined): StoredObject {
+  #stamp(key: string, object: KubeObject, plain: Buffer, rv: number, ttlSeconds: number | undefined, own: OwnWrite | undefined): StoredObject {
     const value = this.#codec.setResourceVersion(plain, rv);
     object.metadata.resourceVersion = String(rv);
-    this.#hub.noteOwnWrite(key, rv, value, object);
+    this.#hub.noteOwnWrite(key, rv, value, object, own);
     // This storage's writes move the revision for every other prefix's watch: let them know soon.
     this.#hub.requestProgress();
     return ttlSeconds ? { key, rv, value, object, expiresAt: Date.now() + ttlSeconds * 1000 } : { key, rv, value, object };

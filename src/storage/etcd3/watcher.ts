@@ -44,10 +44,12 @@ const PROGRESS_SPACING_MS = 20;
 const OWN_WRITES_MAX = 4096;
 
 /** A write of this process, as served: its watch event can carry it instead of decoding etcd's copy again. */
-interface OwnWrite {
+export interface OwnWrite {
   rv: number;
   value: Buffer;
   object: KubeObject;
+  /** Sent, its answer not back yet: the bytes put (to know its event) and the plain bytes (to serve them). */
+  sent?: { data: Buffer; plain: Buffer };
 }
 
 /** Keys in etcd ↔ keys of the Storage interface. */
@@ -154,14 +156,38 @@ export class WatchHub {
    * instead of undoing the transformer and decoding etcd's copy again. Only the first watcher of the key takes it
    * (the others decode their own copy: no object is shared between two consumers).
    */
-  noteOwnWrite(key: string, rv: number, value: Buffer, object: KubeObject): void {
+  noteOwnWrite(key: string, rv: number, value: Buffer, object: KubeObject, expected?: OwnWrite): void {
+    if (expected && this.#own.get(key) === expected) {
+      expected.rv = rv;
+      expected.value = value;
+      expected.sent = undefined;
+      return;
+    }
     if (this.#watchers.size === 0) return;
-    // An event that arrived before the write's answer has already been decoded: nothing would take it.
+    // An event that arrived before the write's answer has already been delivered: nothing would take it.
     let behind = false;
     for (const w of this.#watchers.values()) if (w.lastRv < rv) behind = true;
     if (!behind) return;
     if (this.#own.size >= OWN_WRITES_MAX) this.#own.clear();
     this.#own.set(key, { rv, value, object });
+  }
+
+  /**
+   * A write about to be sent (`data` the bytes put, `plain` before the transformer): etcd often sends its event
+   * before the transaction's answer (both come on one connection), and the event is then known as this write by
+   * its bytes. Equal bytes at the key are the same object whoever wrote them, so taking ours is never wrong.
+   * Pass the result to noteOwnWrite with the answer, or to forgetOwnWrite when the write failed.
+   */
+  expectOwnWrite(key: string, data: Buffer, plain: Buffer, object: KubeObject): OwnWrite | undefined {
+    if (this.#watchers.size === 0) return undefined;
+    if (this.#own.size >= OWN_WRITES_MAX) this.#own.clear();
+    const own: OwnWrite = { rv: 0, value: plain, object, sent: { data, plain } };
+    this.#own.set(key, own);
+    return own;
+  }
+
+  forgetOwnWrite(key: string, own: OwnWrite | undefined): void {
+    if (own && this.#own.get(key) === own) this.#own.delete(key);
   }
 
   /** The lowest revision every synced watcher has reached (for a consistent read to know whether to ask). */
@@ -298,13 +324,22 @@ export class WatchHub {
     }
     const type = num(kv.create_revision) === rv ? 'ADDED' : 'MODIFIED';
     let own = this.#own.get(key);
-    if (own) {
+    let v: Buffer | Promise<Buffer> | undefined;
+    if (own?.sent) {
+      // Ours before its answer, if the bytes are ours (else someone else's write, and ours is still to come).
+      if (own.sent.data.equals(buf(kv.value))) {
+        this.#own.delete(key);
+        own.object.metadata.resourceVersion = String(rv);
+        v = this.#values.served(key, rv, own.sent.plain);
+      } else own = undefined;
+    } else if (own) {
       this.#own.delete(key);
       if (own.rv !== rv) own = undefined;
+      else v = own.value;
     }
     // A new value that does not read back ends the watch with StorageError Corrupt (as the SQLite backend's replay
     // and upstream's watcher do): the watch cache lists again and reports it beside the readable objects.
-    const v = own ? own.value : this.#values.read(key, rv, buf(kv.value), this.#etcdKeyString(kv));
+    v ??= this.#values.read(key, rv, buf(kv.value), this.#etcdKeyString(kv));
     const prev = type === 'MODIFIED' && ev.prev_kv && ev.prev_kv.key && ev.prev_kv.key.length > 0 ? ev.prev_kv : undefined;
     // The previous value is optional (StorageEvent.prevValue "when known"): one that does not read back is left out.
     let pv: Buffer | Promise<Buffer | undefined> | undefined;
