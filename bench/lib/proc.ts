@@ -165,3 +165,22 @@ export function cpuMsOf(pid: number): number {
     return NaN;
   }
 }
+
+/**
+ * Waits until the processes use (nearly) no CPU: under 20 ms of CPU between them in each of two successive 250 ms
+ * windows, or `maxMs` at most. Returns how long it waited. For a run that must not start while the last one's
+ * aftermath (a server following a mass delete, say) still holds a core.
+ */
+export async function waitQuiet(pids: number[], maxMs = 10_000): Promise<number> {
+  const t0 = performance.now();
+  const cpu = () => pids.reduce((s, p) => s + cpuMsOf(p), 0);
+  let calm = 0;
+  let last = cpu();
+  while (calm < 2 && performance.now() - t0 < maxMs) {
+    await sleep(250);
+    const now = cpu();
+    calm = now - last < 20 ? calm + 1 : 0;
+    last = now;
+  }
+  return performance.now() - t0;
+}

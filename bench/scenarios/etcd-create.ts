@@ -9,18 +9,32 @@ import { startEtcd } from '../baselines/etcd.ts';
 import { startApiServer } from '../lib/apiserver.ts';
 import type { BenchConfig } from '../lib/config.ts';
 import { alternateBalanced, measure, type Measured } from '../lib/measure.ts';
-import { cpuMsOf, runChild } from '../lib/proc.ts';
+import { cpuMsOf, runChild, waitQuiet } from '../lib/proc.ts';
 import { newSection, type Section } from '../lib/report.ts';
 import { fmt, fmtSpread, judge, spread } from '../lib/stats.ts';
 import { etcdVersion, type ToolStatus } from '../lib/tools.ts';
 import type { EtcdResult } from '../load/etcd-put.ts';
 
 const C = 64;
+/**
+ * The unrecorded warm-up before the first pair, per arm (full run). The bench's usual 1 s is ~6,000 creates on
+ * SQLite but ~1,000 through etcd, where the server's JIT is still cold: its CPU per create falls from ~950 µs to
+ * ~500 µs over the first ~6,000 (bench/etcd-create-probe.ts, runs #0 and #1), and the first pair measured that.
+ */
+const WARMUP_MS = 5_000;
+/**
+ * Every later run of either arm starts with this much unrecorded load (full run): each run is a new load process,
+ * whose JIT is cold. With 0.2 s, ours reached ~1,750–2,200 creates/s in the first pair (after the long warm-up in one
+ * process) and 850–1,400 in the others, and the raw client gained as much from warming; with 3 s both settle.
+ */
+const RUN_WARMUP_MS = 3_000;
 
 export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus; etcd3Dir?: string; etcd3Note: string }, log: (m: string) => void): Promise<Section> {
+  const warmupMs = cfg.quick ? cfg.warmupMs : Math.max(cfg.warmupMs, WARMUP_MS);
+  const runWarmupMs = cfg.quick ? 200 : RUN_WARMUP_MS;
   const section = newSection(
     '14. Create through the etcd backend vs raw etcd puts',
-    `A server started with \`--storage-backend=etcd3\` on a single-member etcd from Debian (\`etcd-server\`, loopback, default flags plus an 8 GiB quota): closed-loop creates of ~700 B events at c=${C} over HTTP/2, and closed-loop puts of the same event JSON into the same etcd through the \`etcd3\` npm client in a separate process, ${cfg.pairs} pairs in ABBA order of ${cfg.runMs / 1000} s runs. Ratio = our creates/s ÷ raw puts/s per pair. A create is one etcd transaction (create-if-absent, its put on a lease shared over the reuse window), so the raw put rate is its ceiling; the raw form of that transaction (same client, one lease for all) runs right after each raw put run and shows what etcd itself gives for it. etcd CPU per operation is etcd's CPU time (from /proc) over the run ÷ operations, warm-up included pro rata.`,
+    `A server started with \`--storage-backend=etcd3\` on a single-member etcd from Debian (\`etcd-server\`, loopback, default flags plus an 8 GiB quota): closed-loop creates of ~700 B events at c=${C} over HTTP/2, and closed-loop puts of the same event JSON into the same etcd through the \`etcd3\` npm client in a separate process, ${cfg.pairs} pairs in ABBA order of ${cfg.runMs / 1000} s runs, each run after ${runWarmupMs / 1000} s of unrecorded load (a new load process each time, its JIT cold) and the first pair after ${warmupMs / 1000} s on each arm (a create through etcd costs ~6× a create on SQLite in time, so the bench's usual 1 s would leave the server's JIT cold for the first pair). Ratio = our creates/s ÷ raw puts/s per pair. A create is one etcd transaction (create-if-absent, its put on a lease shared over the reuse window), so the raw put rate is its ceiling; the raw form of that transaction (same client, one lease for all) runs right after each raw put run and shows what etcd itself gives for it. etcd CPU per operation is etcd's CPU time (from /proc) over the run ÷ operations, warm-up included pro rata.`,
   );
   if (!tools.etcd.ok || !tools.etcd3Dir) {
     section.notes.push(`Not measured: ${[!tools.etcd.ok ? tools.etcd.note : '', !tools.etcd3Dir ? tools.etcd3Note : ''].filter(Boolean).join('; ')}.`);
@@ -33,7 +47,11 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
       type RawRun = EtcdResult & { etcdCpuUs: number };
       const txns: RawRun[] = [];
       const oursEtcdCpuUs: number[] = [];
+      // Each run starts on a quiet machine: a raw run ends by deleting its keys, which the server's watch follows for a
+      // second after (~100 µs of CPU per key), and that must not fall into the next run of either arm.
+      const quiet = () => waitQuiet([server.pid, etcd.pid]);
       const rawRun = async (o: { run: string; warmupMs: number; txn?: boolean; lease?: boolean }): Promise<RawRun> => {
+        await quiet();
         const e0 = cpuMsOf(etcd.pid);
         const x = await runChild<EtcdResult>('load/etcd-put.ts', { endpoint: etcd.endpoint, etcd3Dir: tools.etcd3Dir, concurrency: C, durationMs: cfg.runMs, ...o }, cfg.runMs + 60_000);
         return { ...x, etcdCpuUs: x.puts ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (x.puts * (1 + o.warmupMs / cfg.runMs)) : NaN };
@@ -41,6 +59,7 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
       const { a: ours, b: raw } = await alternateBalanced<Measured | RawRun>(
         cfg.pairs,
         async (i) => {
+          await quiet();
           const e0 = cpuMsOf(etcd.pid);
           const m = await measure(server.pid, {
             origin: server.origin,
@@ -48,16 +67,17 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
             transport: 'h2',
             concurrency: C,
             durationMs: cfg.runMs,
-            ...(i === 0 ? { warmupMs: cfg.warmupMs } : {}),
+            // The same unrecorded start as each raw run: every run is a new load process with a cold JIT.
+            warmupMs: i === 0 ? warmupMs : runWarmupMs,
             method: 'POST',
             event: { namespace: 'bench-etcd-create', namePrefix: `e-r${i}-`, start: 0 },
           });
-          oursEtcdCpuUs.push(m.completed ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (m.completed * (1 + (i === 0 ? cfg.warmupMs : 0) / cfg.runMs)) : NaN);
+          oursEtcdCpuUs.push(m.completed ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (m.completed * (1 + (i === 0 ? warmupMs : runWarmupMs) / cfg.runMs)) : NaN);
           return m;
         },
         async (i) => {
-          const put = await rawRun({ run: `ec${C}r${i}`, warmupMs: i === 0 ? cfg.warmupMs : 200 });
-          txns.push(await rawRun({ run: `etx${C}r${i}`, warmupMs: 200, txn: true, lease: true }));
+          const put = await rawRun({ run: `ec${C}r${i}`, warmupMs: i === 0 ? warmupMs : runWarmupMs });
+          txns.push(await rawRun({ run: `etx${C}r${i}`, warmupMs: runWarmupMs, txn: true, lease: true }));
           return put;
         },
       );
