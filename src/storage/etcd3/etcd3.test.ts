@@ -266,7 +266,7 @@ if (!etcdAvailable()) {
         const ev = byRv.get(c.rv)!;
         assert.ok(ev.object === c.object, `the event at ${c.rv} carries the object written`);
         assert.ok(ev.value.equals(c.value));
-        assert.equal(c.object.metadata.resourceVersion, String(c.rv));
+        assert.equal(c.object?.metadata.resourceVersion, String(c.rv));
       }
       const other = events.find((e) => e.key === '/o/ns/other')!;
       assert.equal(other.object, undefined, "another client's write: decoded by the watch cache, not carried");
