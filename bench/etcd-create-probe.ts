@@ -29,7 +29,7 @@ const C = 64;
 const ARMS = new Set((arg('arms') ?? 'ours,put,txn').split(','));
 
 /** The etcd counters that tell what a client asked of it. */
-const WANTED = /^(grpc_server_handled_total|grpc_server_msg_received_total|grpc_server_msg_sent_total|etcd_server_proposals_committed_total|etcd_disk_wal_fsync_duration_seconds_count|etcd_disk_backend_commit_duration_seconds_count|etcd_debugging_mvcc_(put|range|txn|delete)_total|etcd_debugging_mvcc_total_put_size_in_bytes|etcd_network_client_grpc_(sent|received)_bytes_total)/;
+const WANTED = /^(grpc_server_handled_total|grpc_server_msg_received_total|grpc_server_msg_sent_total|etcd_server_proposals_committed_total|etcd_disk_wal_fsync_duration_seconds_count|etcd_disk_backend_commit_duration_seconds_count|etcd_debugging_mvcc_(put|range|txn|delete|slow_watcher|pending_events|events)_total|etcd_debugging_mvcc_watcher_total|etcd_debugging_mvcc_total_put_size_in_bytes|etcd_network_client_grpc_(sent|received)_bytes_total)/;
 
 async function etcdMetrics(endpoint: string): Promise<Map<string, number>> {
   const m = new Map<string, number>();
