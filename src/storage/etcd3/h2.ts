@@ -34,7 +34,7 @@ const PADDED = 0x8;
 const PRIORITY_FLAG = 0x20;
 
 /** HTTP/2 error codes (RFC 7540 §7), by number. */
-export const ErrorCode = { NO_ERROR: 0, PROTOCOL_ERROR: 1, INTERNAL_ERROR: 2, FLOW_CONTROL_ERROR: 3, FRAME_SIZE_ERROR: 6, REFUSED_STREAM: 7, CANCEL: 8, COMPRESSION_ERROR: 9 } as const;
+const ErrorCode = { NO_ERROR: 0, PROTOCOL_ERROR: 1, INTERNAL_ERROR: 2, FLOW_CONTROL_ERROR: 3, FRAME_SIZE_ERROR: 6, REFUSED_STREAM: 7, CANCEL: 8, COMPRESSION_ERROR: 9 } as const;
 const ERROR_NAMES = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED', 'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM', 'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED'];
 export const errorName = (code: number): string => ERROR_NAMES[code] ?? `code ${code}`;
 
@@ -163,11 +163,6 @@ export class H2Connection {
     settings.writeUInt32BE(opts.streamWindow, 8);
     this.#send(Buffer.concat([PREFACE, frame(T.SETTINGS, 0, 0, settings)]));
     if (opts.connectionWindow > DEFAULT_WINDOW) this.#windowUpdate(0, opts.connectionWindow - DEFAULT_WINDOW);
-  }
-
-  /** Streams open now. */
-  get streams(): number {
-    return this.#streams.size;
   }
 
   /** Opens a stream with a prebuilt HPACK block (literals only: nothing in the peer's table depends on order). */
