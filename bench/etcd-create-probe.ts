@@ -9,16 +9,17 @@
  *   node --import tsx bench/etcd-create-probe.ts [--run-ms=6000] [--pairs=2] [--memory-arm] [--arms=ours,put,txn]
  *
  * --arms picks which arms run (all three by default): `--arms=ours` with BENCH_SERVER_NODE_ARGS=--cpu-prof profiles
- * the server under creates alone.
+ * the server under creates alone. --etcd-pprof=DIR keeps etcd's CPU profile of each arm.
  *
  * Raw operations write under /registry/events/ too, so our server's events watch follows them: its CPU in those arms
  * is what following someone else's writes costs it (and etcd's includes sending them to it), as in the bench.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startEtcd } from './baselines/etcd.ts';
 import { startApiServer, type RunningServer } from './lib/apiserver.ts';
 import { measure } from './lib/measure.ts';
-import { cpuMsOf, runChild } from './lib/proc.ts';
+import { cpuMsOf, runChild, waitQuiet } from './lib/proc.ts';
 import { ensureEtcd3 } from './lib/tools.ts';
 import type { EtcdResult } from './load/etcd-put.ts';
 
@@ -27,9 +28,11 @@ const RUN_MS = Number(arg('run-ms') ?? 6000);
 const PAIRS = Number(arg('pairs') ?? 2);
 const C = 64;
 const ARMS = new Set((arg('arms') ?? 'ours,put,txn').split(','));
+/** With --etcd-pprof=DIR, etcd's CPU profile of the middle of each arm is written there (read it with bench/lib/pprof.ts). */
+const PPROF_DIR = arg('etcd-pprof');
 
 /** The etcd counters that tell what a client asked of it. */
-const WANTED = /^(grpc_server_handled_total|grpc_server_msg_received_total|grpc_server_msg_sent_total|etcd_server_proposals_committed_total|etcd_disk_wal_fsync_duration_seconds_count|etcd_disk_backend_commit_duration_seconds_count|etcd_debugging_mvcc_(put|range|txn|delete|slow_watcher|pending_events|events)_total|etcd_debugging_mvcc_watcher_total|etcd_debugging_mvcc_total_put_size_in_bytes|etcd_network_client_grpc_(sent|received)_bytes_total)/;
+const WANTED = /^(grpc_server_handled_total|grpc_server_msg_received_total|grpc_server_msg_sent_total|etcd_server_proposals_committed_total|etcd_disk_wal_fsync_duration_seconds_(count|sum)|etcd_disk_backend_commit_duration_seconds_(count|sum)|etcd_debugging_mvcc_(put|range|txn|delete|slow_watcher|pending_events|events)_total|etcd_debugging_mvcc_watcher_total|etcd_debugging_mvcc_total_put_size_in_bytes|etcd_network_client_grpc_(sent|received)_bytes_total)/;
 
 async function etcdMetrics(endpoint: string): Promise<Map<string, number>> {
   const m = new Map<string, number>();
@@ -41,6 +44,22 @@ async function etcdMetrics(endpoint: string): Promise<Map<string, number>> {
     m.set(name, (m.get(name) ?? 0) + Number(line.slice(i + 1)));
   }
   return m;
+}
+
+/** etcd's CPU profile from 1.5 s into an arm to 1 s before its end. */
+async function etcdProfile(endpoint: string, label: string): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1500));
+  const secs = Math.max(1, Math.floor((RUN_MS - 2500) / 1000));
+  const r = await fetch(`${endpoint}/debug/pprof/profile?seconds=${secs}`);
+  mkdirSync(PPROF_DIR!, { recursive: true });
+  writeFileSync(join(PPROF_DIR!, `${label.replace(/\W+/g, '-')}.pb.gz`), Buffer.from(await r.arrayBuffer()));
+}
+
+/** A process's read and write system calls so far (/proc/PID/io: syscr, syscw). */
+function syscallsOf(pid: number): { r: number; w: number } {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const n = (k: string) => Number(new RegExp(`^${k}: (\\d+)`, 'm').exec(io)?.[1] ?? NaN);
+  return { r: n('syscr'), w: n('syscw') };
 }
 
 function perOp(before: Map<string, number>, after: Map<string, number>, n: number): string {
@@ -61,9 +80,11 @@ function machineCpuMs(): { busy: number; all: number } {
 }
 
 async function arm(label: string, etcd: { endpoint: string; pid: number }, server: RunningServer, op: () => Promise<{ n: number; perS: number }>): Promise<void> {
+  await waitQuiet([etcd.pid, server.pid]);
   const m0 = await etcdMetrics(etcd.endpoint);
   const e0 = cpuMsOf(etcd.pid);
   const s0 = cpuMsOf(server.pid);
+  const io0 = syscallsOf(server.pid);
   // Where the cores go while the load runs (its child's start-up and the end left out): the machine's busy share,
   // and per operation etcd, our server and everything else (the load process, mostly).
   let mid: { busy: number; all: number; e: number; s: number; secs: number } | undefined;
@@ -75,7 +96,9 @@ async function arm(label: string, etcd: { endpoint: string; pid: number }, serve
       mid = { busy: m.busy - a.m.busy, all: m.all - a.m.all, e: cpuMsOf(etcd.pid) - a.e, s: cpuMsOf(server.pid) - a.s, secs: (performance.now() - a.t) / 1000 };
     }, RUN_MS - 2500);
   }, 2000);
+  const profiled = PPROF_DIR ? etcdProfile(etcd.endpoint, label) : undefined;
   const { n, perS } = await op();
+  await profiled;
   clearTimeout(from);
   clearTimeout(to);
   const us = (ms: number, ops = n) => ((ms * 1000) / ops).toFixed(0);
@@ -84,13 +107,15 @@ async function arm(label: string, etcd: { endpoint: string; pid: number }, serve
     const ops = perS * mid.secs;
     window = `; mid-run ${mid.secs.toFixed(1)} s: machine ${((100 * mid.busy) / mid.all).toFixed(0)} % busy, CPU µs/op etcd ${us(mid.e, ops)}, our server ${us(mid.s, ops)}, the rest ${us(mid.busy - mid.e - mid.s, ops)}`;
   }
-  console.log(`${label}: ${perS.toFixed(0)}/s (n=${n}); CPU µs/op: etcd ${us(cpuMsOf(etcd.pid) - e0)}, our server ${us(cpuMsOf(server.pid) - s0)}${window}`);
+  const io = syscallsOf(server.pid);
+  const sys = `; our server's system calls/op: ${((io.r - io0.r) / n).toFixed(2)} reads, ${((io.w - io0.w) / n).toFixed(2)} writes`;
+  console.log(`${label}: ${perS.toFixed(0)}/s (n=${n}); CPU µs/op: etcd ${us(cpuMsOf(etcd.pid) - e0)}, our server ${us(cpuMsOf(server.pid) - s0)}${window}${sys}`);
   console.log(perOp(m0, await etcdMetrics(etcd.endpoint), n));
 }
 
 const etcd3 = ensureEtcd3();
 if (!etcd3.dir) throw new Error(etcd3.note);
-const etcd = await startEtcd();
+const etcd = await startEtcd(PPROF_DIR ? ['--enable-pprof'] : []);
 const server = await startApiServer(['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`], 'core-apiserver (etcd3)');
 const memory = process.argv.includes('--memory-arm') ? await startApiServer([], 'core-apiserver (default backend)') : undefined;
 try {

@@ -15,7 +15,7 @@ export interface RunningEtcd {
   stop(): Promise<void>;
 }
 
-export async function startEtcd(): Promise<RunningEtcd> {
+export async function startEtcd(extraArgs: string[] = []): Promise<RunningEtcd> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-etcd-'));
   const [client, peer] = [await freePort(), await freePort()];
   const endpoint = `http://127.0.0.1:${client}`;
@@ -30,6 +30,7 @@ export async function startEtcd(): Promise<RunningEtcd> {
       `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
       `--initial-cluster=e1=http://127.0.0.1:${peer}`,
       '--quota-backend-bytes=8589934592',
+      ...extraArgs,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -47,8 +47,8 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
       type RawRun = EtcdResult & { etcdCpuUs: number };
       const txns: RawRun[] = [];
       const oursEtcdCpuUs: number[] = [];
-      // Each run starts on a quiet machine: a raw run ends by deleting its keys, which the server's watch follows for a
-      // second after (~100 µs of CPU per key), and that must not fall into the next run of either arm.
+      // Each run starts on a quiet machine: the server follows the raw load's puts (same prefix) and finishes that, and
+      // its GC, after the load ends; that must not fall into the next run of either arm.
       const quiet = () => waitQuiet([server.pid, etcd.pid]);
       const rawRun = async (o: { run: string; warmupMs: number; txn?: boolean; lease?: boolean }): Promise<RawRun> => {
         await quiet();
