@@ -7,6 +7,7 @@
  * creates on a second server with the default backend: the server CPU a create costs without etcd.
  *
  *   node --import tsx bench/etcd-create-probe.ts [--run-ms=6000] [--pairs=2] [--memory-arm] [--arms=ours,put,txn]
+ *     [--etcd-pprof=DIR] [--ab-root=DIR] [--ab-node-args="…"]
  *
  * --arms picks which arms run (all three by default): `--arms=ours` with BENCH_SERVER_NODE_ARGS=--cpu-prof profiles
  * the server under creates alone. --etcd-pprof=DIR keeps etcd's CPU profile of each arm.
@@ -80,7 +81,7 @@ function machineCpuMs(): { busy: number; all: number } {
 }
 
 async function arm(label: string, etcd: { endpoint: string; pid: number }, server: RunningServer, op: () => Promise<{ n: number; perS: number }>): Promise<void> {
-  await waitQuiet([etcd.pid, server.pid]);
+  await waitQuiet([etcd.pid, server.pid, ...(serverB ? [serverB.pid] : [])]);
   const m0 = await etcdMetrics(etcd.endpoint);
   const e0 = cpuMsOf(etcd.pid);
   const s0 = cpuMsOf(server.pid);
@@ -117,6 +118,18 @@ const etcd3 = ensureEtcd3();
 if (!etcd3.dir) throw new Error(etcd3.note);
 const etcd = await startEtcd(PPROF_DIR ? ['--enable-pprof'] : []);
 const server = await startApiServer(['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`], 'core-apiserver (etcd3)');
+// --ab-root=DIR (another checkout, its node_modules in place) and/or --ab-node-args="…": a second etcd-backed server,
+// whose creates run right after (even pairs) or before (odd pairs) the first's, on the same etcd: an A/B of two trees or
+// two Node option sets under the same drift. Each server also follows the other's creates (same prefix).
+const abRoot = arg('ab-root');
+const abNodeArgs = process.argv.find((a) => a.startsWith('--ab-node-args='))?.slice('--ab-node-args='.length);
+const serverB =
+  abRoot || abNodeArgs !== undefined
+    ? await startApiServer(['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`], 'core-apiserver B (etcd3)', {
+        ...(abRoot ? { BENCH_SERVER_ROOT: abRoot } : {}),
+        ...(abNodeArgs !== undefined ? { BENCH_SERVER_NODE_ARGS: abNodeArgs } : {}),
+      })
+    : undefined;
 const memory = process.argv.includes('--memory-arm') ? await startApiServer([], 'core-apiserver (default backend)') : undefined;
 try {
   const creates = (s: RunningServer, prefix: string) => async () => {
@@ -128,13 +141,16 @@ try {
     return { n: x.puts, perS: x.putsPerS };
   };
   for (let i = 0; i < PAIRS; i++) {
+    if (ARMS.has('ours') && serverB && i % 2 === 1) await arm(`B creates #${i}`, etcd, serverB, creates(serverB, `b${i}-`));
     if (ARMS.has('ours')) await arm(`our creates #${i}`, etcd, server, creates(server, `p${i}-`));
+    if (ARMS.has('ours') && serverB && i % 2 === 0) await arm(`B creates #${i}`, etcd, serverB, creates(serverB, `b${i}-`));
     if (ARMS.has('put')) await arm(`raw puts #${i}`, etcd, server, raw(`pp${i}`, false));
     if (ARMS.has('txn')) await arm(`raw txns #${i}`, etcd, server, raw(`pt${i}`, true));
     if (memory) await arm(`creates on the default backend #${i}`, etcd, memory, creates(memory, `m${i}-`));
   }
 } finally {
   await memory?.stop();
+  await serverB?.stop();
   await server.stop();
   await etcd.stop();
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --only=create,get,…] [-- --out=FILE]`: the benchmark of issue 4 (and issue 9's
- * paged walk, issue 10's metrics cost, issue 11's token cost, issue 12's RBAC cost, issue 13's encryption cost, issue 14's etcd-backed creates). Steps: create, get, autocannon, calibration, watch, metrics, token, rbac, encryption, etcd, etcd-create, durable, overload, data (lists, walks,
+ * paged walk, issue 10's metrics cost, issue 11's token cost, issue 12's RBAC cost, issue 13's encryption cost, issue 14's etcd-backed creates and lists). Steps: create, get, autocannon, calibration, watch, metrics, token, rbac, encryption, etcd, etcd-create, etcd-list, durable, overload, data (lists, walks,
  * selective lists, resume, memory); `list` alone runs only the lists and walks of the data step.
  * Starts the real server as a user would (child process, HTTPS, client certificate, embedded SQLite), drives it
  * from separate load processes, measures the bare-Node baselines and raw etcd in the same run, and writes
@@ -22,6 +22,7 @@ import { runCreates, type CreateRun } from './scenarios/create.ts';
 import { runData } from './scenarios/data.ts';
 import { runEtcd } from './scenarios/etcd.ts';
 import { runEtcdCreate } from './scenarios/etcd-create.ts';
+import { runEtcdList } from './scenarios/etcd-list.ts';
 import { runGets } from './scenarios/get.ts';
 import { runMetricsCost } from './scenarios/metrics-cost.ts';
 import { runTokenAuthCost } from './scenarios/token-auth.ts';
@@ -120,6 +121,8 @@ async function main(): Promise<void> {
   await step('etcd', 'etcd put rate', () => runEtcd(cfg, tools, (c) => medianRate(normal, 'h2', c), log));
 
   await step('etcd-create', '14. Create through the etcd backend', () => runEtcdCreate(cfg, tools, log));
+
+  await step('etcd-list', '14b. List on the etcd backend', () => runEtcdList(cfg, tools, log));
 
   await step('durable', '1b. Durable create', async () => {
     let section!: Section;

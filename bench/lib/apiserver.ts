@@ -81,12 +81,14 @@ export function h2Get(origin: string, path: string, creds?: ClientCreds, timeout
 export async function startApiServer(extraArgs: string[] = [], label = 'core-apiserver', env?: Record<string, string>): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'core-apiserver-bench-'));
   const port = await freePort();
-  // BENCH_SERVER_NODE_ARGS adds Node options for a diagnosis, e.g. `--heapsnapshot-signal=SIGUSR2`.
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // BENCH_SERVER_NODE_ARGS adds Node options for a diagnosis, e.g. `--heapsnapshot-signal=SIGUSR2`; `env` may set it
+  // for one server, and BENCH_SERVER_ROOT (another checkout) too, for an A/B of two trees in one run.
+  const nodeArgs = (env?.BENCH_SERVER_NODE_ARGS ?? process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const root = env?.BENCH_SERVER_ROOT ?? ROOT;
   // BENCH_SERVER_ARGS adds server flags to every server the bench starts, e.g. `--feature-gates=NativeHistograms=true`.
   const serverArgs = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
-  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src/cmd/core-apiserver.ts'), `--data-dir=${dataDir}`, `--secure-port=${port}`, ...serverArgs, ...extraArgs], {
-    cwd: ROOT,
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(root, 'src/cmd/core-apiserver.ts'), `--data-dir=${dataDir}`, `--secure-port=${port}`, ...serverArgs, ...extraArgs], {
+    cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(env ? { env: { ...process.env, ...env } } : {}),
   });

@@ -23,7 +23,8 @@ interface Loaded {
   r: LoadResult;
 }
 
-async function load(cfg: BenchConfig, s: RunningServer, spec: EventSpec, start: number, count: number): Promise<LoadResult> {
+/** Creates `count` events through the API as fast as the load process can (c = cfg.loadConcurrency on two sessions). */
+export async function load(cfg: BenchConfig, s: RunningServer, spec: EventSpec, start: number, count: number): Promise<LoadResult> {
   return runChild<LoadResult>(
     'load/http-load.ts',
     { origin: s.origin, creds: s.creds, transport: 'h2', sessions: 2, concurrency: cfg.loadConcurrency, count, durationMs: 15 * 60_000, method: 'POST', event: { ...spec, start } },

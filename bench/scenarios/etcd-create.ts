@@ -16,6 +16,8 @@ import { etcdVersion, type ToolStatus } from '../lib/tools.ts';
 import type { EtcdResult } from '../load/etcd-put.ts';
 
 const C = 64;
+/** kube-apiserver 1.20.2 + etcd 3.4.23 on this machine class at c=64 (reference §2g). */
+export const KUBE_APISERVER_CREATE = { perS: [1645, 1654, 1845], p50: [31.2, 33.4, 35.0], p99: [92, 118, 311] };
 /**
  * The unrecorded warm-up before the first pair, per arm (full run). The bench's usual 1 s is ~6,000 creates on
  * SQLite but ~1,000 through etcd, where the server's JIT is still cold: its CPU per create falls from ~950 µs to
@@ -121,6 +123,14 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
         ],
       });
       section.goals.push(judge({ id: 'G14a', text: `create rate through etcd c=${C} HTTP/2 ≥ 0.8 × raw etcd put rate (same etcd, same run)`, direction: 'atLeast', target: 0.8 }, ratios, { ok: failures === 0, why: 'some creates failed (non-2xx or errors)' }));
+      section.tables.push({
+        caption: `kube-apiserver on the same machine class, for comparison (cited from ../shared/reference/performance-baselines.md §2g, not measured in this run: kube-apiserver 1.20.2 built from Debian's source package with its default admission plugins, etcd 3.4.23, wrk over HTTPS with a bearer token, POST of a 699 B Event with generateName; min / median / max of its runs).`,
+        head: ['server', 'c', 'creates/s', 'p50 ms', 'p99 ms'],
+        rows: [
+          ['core-apiserver on etcd (this run, HTTP/2)', String(C), fmtSpread(spread(o.map((x) => x.okPerS))), fmtSpread(spread(o.map((x) => x.lat2xx.p50))), fmtSpread(spread(o.map((x) => x.lat2xx.p99)))],
+          ['kube-apiserver on etcd (cited, HTTP/1.1)', String(C), KUBE_APISERVER_CREATE.perS.map((x) => fmt(x)).join(' / '), KUBE_APISERVER_CREATE.p50.join(' / '), KUBE_APISERVER_CREATE.p99.join(' / ')],
+        ],
+      });
       section.notes.push(`${etcdVersion() ?? 'etcd'}; ${tools.etcd3Note}. Per-pair ratios: ${ratios.map((x) => fmt(x)).join(', ')}; raw txn ÷ raw put: ${txnRatios.map((x) => fmt(x)).join(', ')}.`);
       log(`  etcd create c=${C}: ours ${fmt(spread(o.map((x) => x.okPerS)).median)}/s, raw ${fmt(spread(r.map((x) => x.putsPerS)).median)} puts/s, raw txn ${fmt(spread(txns.map((x) => x.putsPerS)).median)}/s`);
     } finally {

@@ -32,11 +32,22 @@ function fetchArgs(origin: string, s: RunningServer, mode: 'get' | 'paginate', p
   return { origin, creds: s.creds, transport: 'h2', mode, paths: [path], ...(headers ? { headers } : {}) };
 }
 
-export async function runLists(cfg: BenchConfig, s: RunningServer, bare: BareServer, cases: ListCase[], walks: WalkCase[], log: (m: string) => void): Promise<Section> {
+/** Another section's lists judged by the same rules (issue 14's lists on etcd): its title, intro and goal ids. */
+export interface ListSectionOptions {
+  title: string;
+  intro: string;
+  /** Ids of the MB/s, first-byte and RSS goals (scenario 3's are G5a, G5b, G5c). */
+  goalIds: [string, string, string];
+  /** Each case's medians, for a comparison table of the caller's. */
+  onCase?: (c: ListCase, median: { totalMs: number; ttfbMs: number; bytes: number }) => void;
+}
+
+export async function runLists(cfg: BenchConfig, s: RunningServer, bare: BareServer, cases: ListCase[], walks: WalkCase[], log: (m: string) => void, opts?: ListSectionOptions): Promise<Section> {
   const section = newSection(
-    '3. List',
-    'One namespace listed whole over HTTP/2 (JSON; Table with kubectl\'s Accept header). Baseline: the bare server sending a prebuilt buffer of the same number of bytes in one response. MB/s = bytes ÷ time to last byte. Extra RSS = server peak RSS during the list − RSS before it.',
+    opts?.title ?? '3. List',
+    opts?.intro ?? 'One namespace listed whole over HTTP/2 (JSON; Table with kubectl\'s Accept header). Baseline: the bare server sending a prebuilt buffer of the same number of bytes in one response. MB/s = bytes ÷ time to last byte. Extra RSS = server peak RSS during the list − RSS before it.',
   );
+  const [ga, gb, gc] = opts?.goalIds ?? ['G5a', 'G5b', 'G5c'];
   const rows: string[][] = [];
   for (const c of cases) {
     const ours: OursRun[] = [];
@@ -63,11 +74,12 @@ export async function runLists(cfg: BenchConfig, s: RunningServer, bare: BareSer
       okStatus ? '200' : JSON.stringify(ours.map((o) => o.status)),
     ]);
     log(`  list ${c.label}: ${fmt(spread(ours.map((o) => o.totalMs)).median)} ms, ratio ${fmt(spread(ratios).median)}`);
+    opts?.onCase?.(c, { totalMs: spread(ours.map((o) => o.totalMs)).median, ttfbMs: spread(ours.map((o) => o.ttfb.p50)).median, bytes: spread(ours.map((o) => o.bytes)).median });
     if (c.goals) {
       const extra = { ok: okStatus, why: 'some lists did not answer 200' };
-      section.goals.push(judge({ id: 'G5a', text: `list ${c.label}: MB/s ≥ 0.5 × bare buffer stream`, direction: 'atLeast', target: 0.5 }, ratios, extra));
-      section.goals.push(judge({ id: 'G5b', text: `list ${c.label}: first byte ≤ 20 ms`, direction: 'atMost', target: 20 }, ours.map((o) => o.ttfb.p50)));
-      section.goals.push(judge({ id: 'G5c', text: `list ${c.label}: extra server RSS during the list ≤ 32 MB`, direction: 'atMost', target: 32 }, ours.map((o) => o.extraRss / 2 ** 20)));
+      section.goals.push(judge({ id: ga, text: `list ${c.label}: MB/s ≥ 0.5 × bare buffer stream`, direction: 'atLeast', target: 0.5 }, ratios, extra));
+      section.goals.push(judge({ id: gb, text: `list ${c.label}: first byte ≤ 20 ms`, direction: 'atMost', target: 20 }, ours.map((o) => o.ttfb.p50)));
+      section.goals.push(judge({ id: gc, text: `list ${c.label}: extra server RSS during the list ≤ 32 MB`, direction: 'atMost', target: 32 }, ours.map((o) => o.extraRss / 2 ** 20)));
     }
   }
   section.tables.push({ head: ['list', 'MB', 'ours ms', 'ours MB/s', 'bare MB/s', 'ratio (per pair)', 'first byte ms', 'extra RSS MiB', 'status'], rows });
