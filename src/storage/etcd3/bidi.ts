@@ -18,7 +18,7 @@ export interface BidiStreamEvents<Res> {
 
 export class BidiStream<Req, Res> extends EventEmitter<BidiStreamEvents<Res>> {
   readonly #stream: H2Stream;
-  readonly #serialize: (r: Req) => Buffer;
+  readonly #serialize: (r: Req) => Uint8Array;
   readonly #deserialize: (b: Buffer) => Res;
   // Bytes of a message not yet whole (messages span DATA frames, and frames hold several), kept as they came: a large
   // message (a mass delete's watch event) arrives in hundreds of frames, and joining on each would copy it each time.
@@ -29,7 +29,7 @@ export class BidiStream<Req, Res> extends EventEmitter<BidiStreamEvents<Res>> {
   #ended = false;
 
   /** `open` starts the HTTP/2 stream with the handler given (UnaryChannel.openStream); it may throw a GrpcError. */
-  constructor(open: (h: H2StreamHandler) => H2Stream, serialize: (r: Req) => Buffer, deserialize: (b: Buffer) => Res) {
+  constructor(open: (h: H2StreamHandler) => H2Stream, serialize: (r: Req) => Uint8Array, deserialize: (b: Buffer) => Res) {
     super();
     this.#serialize = serialize;
     this.#deserialize = deserialize;
@@ -48,7 +48,7 @@ export class BidiStream<Req, Res> extends EventEmitter<BidiStreamEvents<Res>> {
     const frame = Buffer.allocUnsafe(5 + body.length);
     frame[0] = 0;
     frame.writeUInt32BE(body.length, 1);
-    body.copy(frame, 5);
+    frame.set(body, 5);
     this.#stream.write(frame);
     return true;
   }

@@ -124,9 +124,9 @@ export class EtcdClient {
   callOn<K extends keyof Methods>(index: number, name: K, req: ReqOf<K>, deadlineMs?: number): Promise<ResOf<K>> {
     if (this.#closed) return Promise.reject(new Error('etcd client closed'));
     const m = methods[name];
-    let body: Buffer;
+    let body: Uint8Array;
     try {
-      body = (m.serialize as (r: ReqOf<K>) => Buffer)(req);
+      body = (m.serialize as (r: ReqOf<K>) => Uint8Array)(req);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -73,6 +73,15 @@ describe('etcd client HTTP/2 framing against node:http2', () => {
     assert.ok(res.subarray(res.indexOf('|') + 1).equals(big));
   });
 
+  it('calls small enough for one write (headers and message in one buffer) and larger ones interleaved: each gets its own answer', async () => {
+    // Sizes around the 16 KiB frame limit and the 64 KiB windows: the small ones take the one-buffer path while the
+    // large ones wait for window, and the window each takes is accounted for either way.
+    const sizes = Array.from({ length: 400 }, (_, i) => [0, 1, 1200, (16 << 10) - 5, (16 << 10) - 4, 40 << 10][i % 6]!);
+    const bodies = sizes.map((n, i) => Buffer.alloc(n, i % 251));
+    const got = await Promise.all(bodies.map((b) => channel.call('/t.T/Echo', b)));
+    got.forEach((g, i) => assert.ok(g.subarray(g.indexOf('|') + 1).equals(bodies[i]!), `call ${i} (${sizes[i]} B)`));
+  });
+
   it('an answer of 40 MiB, above both receive windows (4 MiB per stream, 16 MiB per connection), arrives whole', async () => {
     const res = await channel.call('/t.T/Big', Buffer.from('40'));
     assert.equal(res.length, 40 << 20);

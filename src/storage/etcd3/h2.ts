@@ -167,6 +167,12 @@ export class H2Connection {
 
   /** Opens a stream with a prebuilt HPACK block (literals only: nothing in the peer's table depends on order). */
   open(headerBlock: Buffer, handler: H2StreamHandler): H2Stream {
+    const s = this.#newStream(headerBlock, handler);
+    this.#send(frame(T.HEADERS, END_HEADERS, s.id, headerBlock));
+    return s;
+  }
+
+  #newStream(headerBlock: Buffer, handler: H2StreamHandler): H2Stream {
     if (this.closed || this.goingAway) throw new Error(this.closed ? 'connection closed' : 'connection going away');
     if (headerBlock.length > this.#peerMaxFrame) throw new Error('header block larger than a frame');
     const id = this.#nextId;
@@ -177,7 +183,38 @@ export class H2Connection {
     this.#nextId += 2;
     const s = new H2Stream(this, id, handler, this.#peerInitialWindow);
     this.#streams.set(id, s);
-    this.#send(frame(T.HEADERS, END_HEADERS, id, headerBlock));
+    return s;
+  }
+
+  /**
+   * A stream for one gRPC message, sent at once and ending it: HEADERS, then DATA with the message behind its 5-byte
+   * gRPC prefix. When the windows and frame size allow (a Txn of a few KB, nearly always) both frames are built in
+   * one buffer and written once (three writes and two copies less per call than open + write); else as open + write.
+   */
+  openUnary(headerBlock: Buffer, message: Uint8Array, handler: H2StreamHandler): H2Stream {
+    const n = 5 + message.length;
+    if (n > this.#peerInitialWindow || n > this.#sendWindow || n > this.#peerMaxFrame) {
+      const s = this.open(headerBlock, handler);
+      const data = Buffer.allocUnsafe(n);
+      data[0] = 0;
+      data.writeUInt32BE(message.length, 1);
+      data.set(message, 5);
+      s.write(data, true);
+      return s;
+    }
+    const s = this.#newStream(headerBlock, handler);
+    const h = headerBlock.length;
+    const b = Buffer.allocUnsafe(9 + h + 9 + n);
+    writeFrameHeader(b, 0, h, T.HEADERS, END_HEADERS, s.id);
+    headerBlock.copy(b, 9);
+    writeFrameHeader(b, 9 + h, n, T.DATA, END_STREAM, s.id);
+    b[18 + h] = 0;
+    b.writeUInt32BE(message.length, 19 + h);
+    b.set(message, 23 + h);
+    s.localEnded = true;
+    s.sendWindow -= n;
+    this.#sendWindow -= n;
+    this.#send(b);
     return s;
   }
 
@@ -483,13 +520,17 @@ export class H2Connection {
 
 function frameHeader(len: number, type: number, flags: number, id: number): Buffer {
   const h = Buffer.allocUnsafe(9);
-  h[0] = (len >> 16) & 0xff;
-  h[1] = (len >> 8) & 0xff;
-  h[2] = len & 0xff;
-  h[3] = type;
-  h[4] = flags;
-  h.writeUInt32BE(id, 5);
+  writeFrameHeader(h, 0, len, type, flags, id);
   return h;
+}
+
+function writeFrameHeader(b: Buffer, at: number, len: number, type: number, flags: number, id: number): void {
+  b[at] = (len >> 16) & 0xff;
+  b[at + 1] = (len >> 8) & 0xff;
+  b[at + 2] = len & 0xff;
+  b[at + 3] = type;
+  b[at + 4] = flags;
+  b.writeUInt32BE(id, at + 5);
 }
 
 function frame(type: number, flags: number, id: number, payload: Buffer): Buffer {

@@ -58,22 +58,35 @@ export class LeaseManager {
     return Math.min(Math.floor(LEASE_REUSE_PERCENT * ttl), this.#reuseSeconds);
   }
 
-  /** A lease ID (decimal int64) that expires no earlier than `ttlSeconds` from now. */
-  async getLease(ttlSeconds: number): Promise<string> {
+  /**
+   * A lease ID (decimal int64) that expires no earlier than `ttlSeconds` from now: the current one, at once, while it
+   * may be reused (nearly every call: no promise per write), else once a new one is granted.
+   */
+  getLease(ttlSeconds: number): string | Promise<string> {
     const ttl = Math.max(1, Math.ceil(ttlSeconds));
+    return this.#reuse(ttl) ?? this.#grant(ttl);
+  }
+
+  #reuse(ttl: number): string | undefined {
+    const now = this.#now();
+    const reuse = this.reuseSeconds(ttl);
+    const valid = now + ttl * 1000 < this.#prevExpiresAt;
+    const sufficient = now + (ttl + reuse) * 1000 > this.#prevExpiresAt;
+    if (!(valid && sufficient && this.#attached < this.#maxObjects)) return undefined;
+    this.#attached++;
+    return this.#prevId;
+  }
+
+  async #grant(ttl: number): Promise<string> {
     for (;;) {
-      const now = this.#now();
-      const reuse = this.reuseSeconds(ttl);
-      const valid = now + ttl * 1000 < this.#prevExpiresAt;
-      const sufficient = now + (ttl + reuse) * 1000 > this.#prevExpiresAt;
-      if (valid && sufficient && this.#attached < this.#maxObjects) {
-        this.#attached++;
-        return this.#prevId;
-      }
       if (this.#granting) {
         await this.#granting.catch(() => {});
+        const id = this.#reuse(ttl);
+        if (id !== undefined) return id;
         continue;
       }
+      const now = this.#now();
+      const reuse = this.reuseSeconds(ttl);
       let done!: () => void;
       this.#granting = new Promise<void>((r) => (done = r));
       try {

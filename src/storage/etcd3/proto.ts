@@ -203,6 +203,18 @@ const type = (name: string) => root.lookupType(`etcdserverpb.${name}`);
 /** An int64 as protobufjs decodes it: a number when it fits, else a Long (long.js is installed). */
 export type Int64 = number | { toNumber(): number; toString(): string };
 
+/** A lease ID as the encoder takes it without parsing (protobufjs' Long): see leaseIdOf. */
+export type LeaseId = { low: number; high: number; unsigned: boolean };
+
+/**
+ * A lease ID (decimal int64) in the encoder's form, parsed once instead of on every put that carries it (the
+ * encoder parses a string each time). Without the long package protobufjs parses strings itself: then the string.
+ */
+export function leaseIdOf(id: string): LeaseId | string {
+  const Long = protobuf.util.Long as unknown as { fromString(s: string, unsigned?: boolean): unknown } | undefined;
+  return Long ? (Long.fromString(id, false) as LeaseId) : id;
+}
+
 /** A revision or count (always below 2^53 in practice: etcd would need centuries of writes). */
 export function num(v: Int64 | null | undefined): number {
   if (v === null || v === undefined) return 0;
@@ -248,7 +260,7 @@ export interface RangeResponse {
 export interface PutRequest {
   key: Buffer;
   value: Buffer;
-  lease?: string;
+  lease?: string | LeaseId;
   prev_kv?: boolean;
 }
 
@@ -359,7 +371,8 @@ export interface StatusResponse {
 
 /** Serializer and deserializer of one message type, in grpc-js's shape. */
 export interface Codec<Req, Res> {
-  serialize(req: Req): Buffer;
+  /** The encoder's own bytes (a view of its pool): copy or send them before the next serialize. */
+  serialize(req: Req): Uint8Array;
   deserialize(buf: Buffer): Res;
 }
 
@@ -368,7 +381,7 @@ function codec<Req, Res>(reqName: string, resName: string): Codec<Req, Res> {
   const res = type(resName);
   return {
     // Plain objects straight to the encoder (no fromObject/verify copy): the interfaces above keep them in shape.
-    serialize: (r) => Buffer.from(req.encode(r as object).finish()),
+    serialize: (r) => req.encode(r as object).finish(),
     deserialize: (b) => res.decode(b) as unknown as Res,
   };
 }

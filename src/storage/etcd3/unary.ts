@@ -140,23 +140,18 @@ export class UnaryChannel {
   }
 
   /** One call: the serialized request in, the serialized answer out (rejects with a GrpcError). */
-  call(path: string, request: Buffer, deadlineMs?: number): Promise<Buffer> {
+  call(path: string, request: Uint8Array, deadlineMs?: number): Promise<Buffer> {
     if (this.#closed) return Promise.reject(new Error('etcd client closed'));
     return new Promise<Buffer>((resolve, reject) => {
       const call = new UnaryCall(resolve, reject);
       let stream: H2Stream;
       try {
-        stream = this.#open(path, call);
+        stream = this.#open(path, call, request);
       } catch (err) {
         reject(grpcError(Code.UNAVAILABLE, (err as Error).message));
         return;
       }
       if (deadlineMs) call.deadline(stream, deadlineMs);
-      const frame = Buffer.allocUnsafe(5 + request.length);
-      frame[0] = 0;
-      frame.writeUInt32BE(request.length, 1);
-      request.copy(frame, 5);
-      stream.write(frame, true);
     });
   }
 
@@ -173,8 +168,11 @@ export class UnaryChannel {
     }
   }
 
-  /** A stream on the connection, counted in flight until it closes (the connection's onStreamClose). */
-  #open(path: string, handler: H2StreamHandler): H2Stream {
+  /**
+   * A stream on the connection, counted in flight until it closes (the connection's onStreamClose); with `message`,
+   * a unary call's one request, sent with the headers and ending the stream.
+   */
+  #open(path: string, handler: H2StreamHandler, message?: Uint8Array): H2Stream {
     const conn = this.#ensureConnection();
     let block = this.#blocks.get(path);
     if (!block) {
@@ -188,7 +186,7 @@ export class UnaryChannel {
       ]);
       this.#blocks.set(path, block);
     }
-    const stream = conn.open(block, handler);
+    const stream = message ? conn.openUnary(block, message, handler) : conn.open(block, handler);
     this.#begin(conn);
     return stream;
   }
