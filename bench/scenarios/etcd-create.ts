@@ -17,7 +17,7 @@ import type { EtcdResult } from '../load/etcd-put.ts';
 
 const C = 64;
 /** kube-apiserver 1.20.2 + etcd 3.4.23 on this machine class at c=64 (reference §2g). */
-export const KUBE_APISERVER_CREATE = { perS: [1645, 1654, 1845], p50: [31.2, 33.4, 35.0], p99: [92, 118, 311] };
+const KUBE_APISERVER_CREATE = { perS: [1645, 1654, 1845], p50: [31.2, 33.4, 35.0], p99: [92, 118, 311] };
 /**
  * The unrecorded warm-up before the first pair, per arm (full run). The bench's usual 1 s is ~6,000 creates on
  * SQLite but ~1,000 through etcd, where the server's JIT is still cold: its CPU per create falls from ~950 µs to

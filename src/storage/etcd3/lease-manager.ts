@@ -7,7 +7,7 @@
  * expiry never deletes an unbounded number of keys in one Raft entry). A new lease is granted for ttl + reuse.
  */
 import type { EtcdClient } from './client.ts';
-import { int64String } from './proto.ts';
+import { int64String, leaseIdOf, type LeaseId } from './proto.ts';
 
 /** Upstream's defaults: 5 % of the TTL, at most 1000 objects per lease. */
 export const LEASE_REUSE_PERCENT = 0.05;
@@ -29,6 +29,8 @@ export class LeaseManager {
   readonly #now: () => number;
   readonly #onRetired: ((objects: number) => void) | undefined;
   #prevId = '0';
+  /** #prevId in the encoder's form, parsed once when granted (the encoder would parse the string on every put). */
+  #prevEncoded: LeaseId | string = '0';
   #prevExpiresAt = 0;
   #attached = 0;
   /** A grant under way: concurrent writes wait for it instead of each granting their own lease. */
@@ -48,6 +50,7 @@ export class LeaseManager {
   forget(id: string): void {
     if (this.#prevId === id) {
       this.#prevId = '0';
+      this.#prevEncoded = '0';
       this.#prevExpiresAt = 0;
       this.#attached = 0;
     }
@@ -56,6 +59,11 @@ export class LeaseManager {
   /** The reuse window for `ttl` seconds: 5 % of it, whole seconds, capped at the flag. */
   reuseSeconds(ttl: number): number {
     return Math.min(Math.floor(LEASE_REUSE_PERCENT * ttl), this.#reuseSeconds);
+  }
+
+  /** A lease ID from getLease in the form a put request carries it. */
+  encoded(id: string): LeaseId | string {
+    return id === this.#prevId ? this.#prevEncoded : leaseIdOf(id);
   }
 
   /**
@@ -95,6 +103,7 @@ export class LeaseManager {
         if (this.#attached > 0) this.#onRetired?.(this.#attached);
         this.granted++;
         this.#prevId = int64String(res.ID);
+        this.#prevEncoded = leaseIdOf(this.#prevId);
         // From the time of asking, as upstream: the lease started no earlier than that.
         this.#prevExpiresAt = now + (ttl + reuse) * 1000;
         this.#attached = 1;

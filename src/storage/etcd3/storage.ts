@@ -34,7 +34,7 @@ import { identityTransformer } from '../value/identity.ts';
 import { isPromise, type Transformer } from '../value/transformer.ts';
 import { EtcdClient, ErrCompacted, ErrFutureRev, ErrLeaseNotFound, isGrpcError, type EtcdClientOptions } from './client.ts';
 import { LeaseManager } from './lease-manager.ts';
-import { CompareResult, CompareTarget, leaseIdOf, num, type KeyValue, type LeaseId, type RangeRequest, type RangeResponse, type TxnRequest, type TxnResponse } from './proto.ts';
+import { CompareResult, CompareTarget, num, type KeyValue, type LeaseId, type RangeRequest, type RangeResponse, type TxnRequest, type TxnResponse } from './proto.ts';
 import { WatchHub, type KeySpace, type OwnWrite } from './watcher.ts';
 
 export interface EtcdStorageOptions extends EtcdClientOptions {
@@ -433,17 +433,6 @@ export class EtcdStorage implements Storage {
     }
   }
 
-  /** The lease in the encoder's form, parsed once per lease (one lease serves up to 1,000 writes). */
-  #leaseId(lease: string): LeaseId | string {
-    if (this.#lastLease !== lease) {
-      this.#lastLease = lease;
-      this.#lastLeaseId = leaseIdOf(lease);
-    }
-    return this.#lastLeaseId!;
-  }
-  #lastLease: string | undefined;
-  #lastLeaseId: LeaseId | string | undefined;
-
   /**
    * A transaction whose put carries the lease for `ttlSeconds` (none without). etcd refuses the whole transaction
    * when the lease is gone (revoked, or lost with a restored etcd): then the lease manager forgets it and the
@@ -457,7 +446,7 @@ export class EtcdStorage implements Storage {
         lease = typeof l === 'string' ? l : await l;
       }
       try {
-        return await this.client.call('txn', build(lease === undefined ? undefined : this.#leaseId(lease)));
+        return await this.client.call('txn', build(lease === undefined ? undefined : this.leases.encoded(lease)));
       } catch (err) {
         if (lease && attempt === 0 && isGrpcError(err) && err.details === ErrLeaseNotFound) {
           this.leases.forget(lease);
