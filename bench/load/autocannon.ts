@@ -75,8 +75,10 @@ async function main(): Promise<LoadResult> {
   let next = 0;
   if (a.warmupMs) next = (await runOnce(a, a.warmupMs, next, false, lat, status)).next;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const r = await runOnce(a, a.durationMs, next, true, lat, status);
   const durationS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   return {
     sent: r.answers,
     completed: r.answers,
@@ -89,6 +91,7 @@ async function main(): Promise<LoadResult> {
     retryAfter429: 0,
     lat2xx: lat.summary(),
     lat429: new Samples(1).summary(),
+    clientCpuUs: r.answers ? (cpu.user + cpu.system) / r.answers : NaN,
   };
 }
 

@@ -40,6 +40,8 @@ export interface EtcdResult {
   putsPerS: number;
   errors: number;
   latency: LatencySummary;
+  /** This load process's own CPU (user + system) per put over the measured window, µs. */
+  clientCpuUs: number;
 }
 
 async function main(): Promise<EtcdResult> {
@@ -75,9 +77,11 @@ async function main(): Promise<EtcdResult> {
   const warmEnd = performance.now() + a.warmupMs;
   await Promise.all(Array.from({ length: a.concurrency }, () => loop(warmEnd, false)));
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const end = t0 + a.durationMs;
   await Promise.all(Array.from({ length: a.concurrency }, () => loop(end, true)));
   const secs = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   await c.delete().prefix(prefix).catch(() => {});
   await lease?.revoke().catch(() => {});
   // etcd 3.4 keeps a bucket's write buffer at the size its largest transaction grew it to (the delete above: ~10,000
@@ -87,7 +91,7 @@ async function main(): Promise<EtcdResult> {
   // alone drops it; the caller's wait for a quiet etcd (≥ 2 commits) does the rest.
   await c.lease(60, { autoKeepAlive: false }).grant().catch(() => {});
   c.close();
-  return { puts: lat.length, putsPerS: lat.length / secs, errors, latency: lat.summary() };
+  return { puts: lat.length, putsPerS: lat.length / secs, errors, latency: lat.summary(), clientCpuUs: lat.length ? (cpu.user + cpu.system) / lat.length : NaN };
 }
 
 runMain(main);

@@ -52,6 +52,8 @@ export interface LoadResult {
   retryAfter429: number;
   lat2xx: LatencySummary;
   lat429: LatencySummary;
+  /** This load process's own CPU (user + system) per answered request over the measured window, µs. */
+  clientCpuUs: number;
 }
 
 async function main(): Promise<LoadResult> {
@@ -106,6 +108,7 @@ async function main(): Promise<LoadResult> {
   }
 
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const end = a.durationMs ? t0 + a.durationMs : Infinity;
   const limit = a.count ?? Infinity;
   let notSent = 0;
@@ -145,6 +148,7 @@ async function main(): Promise<LoadResult> {
     await Promise.all(pending);
   }
   const durationS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   client.close();
   if (a.respTimesFile) writeFileSync(a.respTimesFile, JSON.stringify({ sent: sendTimes.slice(kStart), resp: respTimes.slice(kStart) }));
   return {
@@ -160,6 +164,7 @@ async function main(): Promise<LoadResult> {
     retryAfter429,
     lat2xx: ok.summary(),
     lat429: tooMany.summary(),
+    clientCpuUs: completed ? (cpu.user + cpu.system) / completed : NaN,
   };
 }
 

@@ -5,9 +5,15 @@
  * Next to the raw puts, in the same arm, the raw form of what a create asks of etcd (a create-if-absent transaction
  * whose put carries a shared lease) through the same client: the part of the gap that is etcd's, not the server's.
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startEtcd } from '../baselines/etcd.ts';
 import { startApiServer } from '../lib/apiserver.ts';
 import type { BenchConfig } from '../lib/config.ts';
+import { createPath, eventBody } from '../lib/event.ts';
+import { measureH2load } from '../lib/h2load.ts';
 import { alternateBalanced, measure, type Measured } from '../lib/measure.ts';
 import { cpuMsOf, runChild, waitQuiet } from '../lib/proc.ts';
 import { newSection, type Section } from '../lib/report.ts';
@@ -16,6 +22,7 @@ import { etcdVersion, type ToolStatus } from '../lib/tools.ts';
 import type { EtcdResult } from '../load/etcd-put.ts';
 
 const C = 64;
+const NAMESPACE = 'bench-etcd-create';
 /** kube-apiserver 1.20.2 + etcd 3.4.23 on this machine class at c=64 (reference §2g). */
 const KUBE_APISERVER_CREATE = { perS: [1645, 1654, 1845], p50: [31.2, 33.4, 35.0], p99: [92, 118, 311] };
 /**
@@ -31,24 +38,30 @@ const WARMUP_MS = 5_000;
  */
 const RUN_WARMUP_MS = 3_000;
 
-export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus; etcd3Dir?: string; etcd3Note: string }, log: (m: string) => void): Promise<Section> {
+export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus; h2load: ToolStatus; etcd3Dir?: string; etcd3Note: string }, log: (m: string) => void): Promise<Section> {
   const warmupMs = cfg.quick ? cfg.warmupMs : Math.max(cfg.warmupMs, WARMUP_MS);
   const runWarmupMs = cfg.quick ? 200 : RUN_WARMUP_MS;
+  const withH2load = tools.h2load.ok;
   const section = newSection(
     '14. Create through the etcd backend vs raw etcd puts',
-    `A server started with \`--storage-backend=etcd3\` on a single-member etcd from Debian (\`etcd-server\`, loopback, default flags plus an 8 GiB quota): closed-loop creates of ~700 B events at c=${C} over HTTP/2, and closed-loop puts of the same event JSON into the same etcd through the \`etcd3\` npm client in a separate process, ${cfg.pairs} pairs in ABBA order of ${cfg.runMs / 1000} s runs, each run after ${runWarmupMs / 1000} s of unrecorded load (a new load process each time, its JIT cold) and the first pair after ${warmupMs / 1000} s on each arm (a create through etcd costs ~6× a create on SQLite in time, so the bench's usual 1 s would leave the server's JIT cold for the first pair). Ratio = our creates/s ÷ raw puts/s per pair. A create is one etcd transaction (create-if-absent, its put on a lease shared over the reuse window), so the raw put rate is its ceiling; the raw form of that transaction (same client, one lease for all) runs right after each raw put run and shows what etcd itself gives for it. etcd CPU per operation is etcd's CPU time (from /proc) over the run ÷ operations, warm-up included pro rata.`,
+    `A server started with \`--storage-backend=etcd3\` on a single-member etcd from Debian (\`etcd-server\`, loopback, default flags plus an 8 GiB quota): closed-loop creates of ~700 B events at c=${C} over HTTP/2 on one connection, and closed-loop puts of the same event JSON into the same etcd through the \`etcd3\` npm client in a separate process, ${cfg.pairs} pairs in ABBA order of ${cfg.runMs / 1000} s runs, each run after ${runWarmupMs / 1000} s of unrecorded load (a new load process each time, its JIT cold) and the first pair after ${warmupMs / 1000} s on each arm (a create through etcd costs ~6× a create on SQLite in time, so the bench's usual 1 s would leave the server's JIT cold for the first pair). Our creates are driven twice in each pair, in alternating order: by h2load (C; \`metadata.generateName\`, a bearer token from \`--token-auth-file\` for a system:masters user, as the reference drove kube-apiserver with wrk) and by the bench's Node client (\`load/http-load.ts\`, the admin client certificate, a name per event). On two cores the load client's CPU is taken from the server and etcd: the Node client costs several times h2load's per request (column "load client CPU"), so **G14a is judged on the h2load arm**${withH2load ? '' : ' (h2load is missing in this run, so on the Node client arm)'}; the Node client arm's ratio is shown beside it. Ratio = our creates/s ÷ raw puts/s per pair. A create is one etcd transaction (create-if-absent, its put on a lease shared over the reuse window), so the raw put rate is its ceiling; the raw form of that transaction (same client, one lease for all) runs right after each raw put run and shows what etcd itself gives for it. etcd CPU per operation is etcd's CPU time (from /proc) over the run ÷ operations, warm-up included pro rata.`,
   );
   if (!tools.etcd.ok || !tools.etcd3Dir) {
     section.notes.push(`Not measured: ${[!tools.etcd.ok ? tools.etcd.note : '', !tools.etcd3Dir ? tools.etcd3Note : ''].filter(Boolean).join('; ')}.`);
     return section;
   }
   const etcd = await startEtcd();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-etcd-token-'));
+  const token = randomBytes(24).toString('hex');
+  writeFileSync(join(dir, 'tokens.csv'), `${token},bench-admin,uid-bench-admin,"system:masters"\n`);
   try {
-    const server = await startApiServer(['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`], 'core-apiserver (etcd3)');
+    const server = await startApiServer(['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`, `--token-auth-file=${join(dir, 'tokens.csv')}`], 'core-apiserver (etcd3)');
     try {
       type RawRun = EtcdResult & { etcdCpuUs: number };
+      type OurRun = Measured & { etcdCpuUs: number };
       const txns: RawRun[] = [];
-      const oursEtcdCpuUs: number[] = [];
+      const viaNode: OurRun[] = [];
+      const viaH2load: OurRun[] = [];
       // Each run starts on a quiet machine: the server follows the raw load's puts (same prefix) and finishes that, and
       // its GC, after the load ends; that must not fall into the next run of either arm.
       const quiet = () => waitQuiet([server.pid, etcd.pid]);
@@ -58,24 +71,41 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
         const x = await runChild<EtcdResult>('load/etcd-put.ts', { endpoint: etcd.endpoint, etcd3Dir: tools.etcd3Dir, concurrency: C, durationMs: cfg.runMs, ...o }, cfg.runMs + 60_000);
         return { ...x, etcdCpuUs: x.puts ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (x.puts * (1 + o.warmupMs / cfg.runMs)) : NaN };
       };
-      const { a: ours, b: raw } = await alternateBalanced<Measured | RawRun>(
+      const ourRun = async (client: 'node' | 'h2load', i: number, runWarmup: number): Promise<OurRun> => {
+        await quiet();
+        const e0 = cpuMsOf(etcd.pid);
+        const m =
+          client === 'h2load'
+            ? await measureH2load(server.pid, {
+                origin: server.origin,
+                path: createPath({ namespace: NAMESPACE, namePrefix: '' }, 0),
+                token,
+                body: eventBody({ namespace: NAMESPACE, namePrefix: '' }, 0).replace('"name":"0"', `"generateName":"e-h${i}-"`),
+                concurrency: C,
+                durationMs: cfg.runMs,
+                warmupMs: runWarmup,
+              })
+            : await measure(server.pid, {
+                origin: server.origin,
+                creds: server.creds,
+                transport: 'h2',
+                concurrency: C,
+                durationMs: cfg.runMs,
+                warmupMs: runWarmup,
+                method: 'POST',
+                event: { namespace: NAMESPACE, namePrefix: `e-r${i}-`, start: 0 },
+              });
+        return { ...m, etcdCpuUs: m.completed ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (m.completed * (1 + runWarmup / cfg.runMs)) : NaN };
+      };
+      const { b: raw } = await alternateBalanced<unknown>(
         cfg.pairs,
         async (i) => {
-          await quiet();
-          const e0 = cpuMsOf(etcd.pid);
-          const m = await measure(server.pid, {
-            origin: server.origin,
-            creds: server.creds,
-            transport: 'h2',
-            concurrency: C,
-            durationMs: cfg.runMs,
-            // The same unrecorded start as each raw run: every run is a new load process with a cold JIT.
-            warmupMs: i === 0 ? warmupMs : runWarmupMs,
-            method: 'POST',
-            event: { namespace: 'bench-etcd-create', namePrefix: `e-r${i}-`, start: 0 },
-          });
-          oursEtcdCpuUs.push(m.completed ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (m.completed * (1 + (i === 0 ? warmupMs : runWarmupMs) / cfg.runMs)) : NaN);
-          return m;
+          // The two clients alternate which goes first, so neither always runs right after the raw arm.
+          const order: ('node' | 'h2load')[] = !withH2load ? ['node'] : i % 2 === 0 ? ['h2load', 'node'] : ['node', 'h2load'];
+          for (const [j, client] of order.entries()) {
+            const m = await ourRun(client, i, i === 0 && j === 0 ? warmupMs : runWarmupMs);
+            (client === 'h2load' ? viaH2load : viaNode).push(m);
+          }
         },
         async (i) => {
           const put = await rawRun({ run: `ec${C}r${i}`, warmupMs: i === 0 ? warmupMs : runWarmupMs });
@@ -83,61 +113,69 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
           return put;
         },
       );
-      const o = ours as Measured[];
       const r = raw as RawRun[];
-      const ratios = o.map((x, i) => x.okPerS / r[i]!.putsPerS);
+      const judged = withH2load ? viaH2load : viaNode;
+      const arms: { label: string; runs: OurRun[] }[] = [
+        ...(withH2load ? [{ label: 'h2load (C), bearer token, generateName', runs: viaH2load }] : []),
+        { label: 'Node client (`load/http-load.ts`), client certificate', runs: viaNode },
+      ];
+      const ratiosOf = (runs: OurRun[]) => runs.map((x, i) => x.okPerS / r[i]!.putsPerS);
+      const ratios = ratiosOf(judged);
       const txnRatios = txns.map((x, i) => x.putsPerS / r[i]!.putsPerS);
-      const oursToTxn = o.map((x, i) => x.okPerS / txns[i]!.putsPerS);
-      const failures = o.reduce((s, x) => s + (x.completed - x.lat2xx.n) + x.errors, 0);
+      const failures = [...viaH2load, ...viaNode].reduce((s, x) => s + (x.completed - x.lat2xx.n) + x.errors, 0);
+      const med = (xs: number[]) => fmt(spread(xs).median);
       section.tables.push({
-        caption: 'min / **median** / max over the pairs; latencies in ms.',
-        head: ['c', 'raw etcd puts/s', 'raw p50', 'raw p99', 'our creates/s', 'our p50', 'our p99', 'ours ÷ raw (per pair)', 'our non-2xx', 'raw errors'],
-        rows: [
-          [
-            String(C),
-            fmtSpread(spread(r.map((x) => x.putsPerS))),
-            fmtSpread(spread(r.map((x) => x.latency.p50))),
-            fmtSpread(spread(r.map((x) => x.latency.p99))),
-            fmtSpread(spread(o.map((x) => x.okPerS))),
-            fmtSpread(spread(o.map((x) => x.lat2xx.p50))),
-            fmtSpread(spread(o.map((x) => x.lat2xx.p99))),
-            fmtSpread(spread(ratios)),
-            String(failures),
-            String(r.reduce((s, x) => s + x.errors, 0)),
-          ],
-        ],
+        caption: 'min / **median** / max over the pairs; latencies in ms; CPU per operation in µs (the load client\'s over its measured window).',
+        head: ['c', 'load of our creates', 'raw etcd puts/s', 'raw p50', 'raw p99', 'our creates/s', 'our p50', 'our p99', 'ours ÷ raw (per pair)', 'our non-2xx', 'raw errors', 'load client CPU: ours → raw put'],
+        rows: arms.map((arm) => [
+          String(C),
+          arm.label,
+          fmtSpread(spread(r.map((x) => x.putsPerS))),
+          fmtSpread(spread(r.map((x) => x.latency.p50))),
+          fmtSpread(spread(r.map((x) => x.latency.p99))),
+          fmtSpread(spread(arm.runs.map((x) => x.okPerS))),
+          fmtSpread(spread(arm.runs.map((x) => x.lat2xx.p50))),
+          fmtSpread(spread(arm.runs.map((x) => x.lat2xx.p99))),
+          fmtSpread(spread(ratiosOf(arm.runs))),
+          String(arm.runs.reduce((s, x) => s + (x.completed - x.lat2xx.n) + x.errors, 0)),
+          String(r.reduce((s, x) => s + x.errors, 0)),
+          `${med(arm.runs.map((x) => x.clientCpuUs))} → ${med(r.map((x) => x.clientCpuUs))}`,
+        ]),
       });
       section.tables.push({
         caption: `What etcd gives for what a create asks of it: the raw create-if-absent transaction with a lease (same client, run after each raw put run), and CPU per operation. min / **median** / max over the pairs.`,
-        head: ['c', 'raw txn creates/s', 'raw txn p99 ms', 'raw txn ÷ raw put', 'ours ÷ raw txn', 'etcd CPU µs/op: put → txn → our create', 'our server CPU µs/create'],
+        head: ['c', 'raw txn creates/s', 'raw txn p99 ms', 'raw txn ÷ raw put', 'ours ÷ raw txn (judged arm)', 'etcd CPU µs/op: put → txn → our create (judged arm)', 'our server CPU µs/create: h2load / Node client arm'],
         rows: [
           [
             String(C),
             fmtSpread(spread(txns.map((x) => x.putsPerS))),
             fmtSpread(spread(txns.map((x) => x.latency.p99))),
             fmtSpread(spread(txnRatios)),
-            fmtSpread(spread(oursToTxn)),
-            `${fmt(spread(r.map((x) => x.etcdCpuUs)).median)} → ${fmt(spread(txns.map((x) => x.etcdCpuUs)).median)} → ${fmt(spread(oursEtcdCpuUs).median)}`,
-            fmt(spread(o.map((x) => x.serverCpuUs)).median),
+            fmtSpread(spread(judged.map((x, i) => x.okPerS / txns[i]!.putsPerS))),
+            `${med(r.map((x) => x.etcdCpuUs))} → ${med(txns.map((x) => x.etcdCpuUs))} → ${med(judged.map((x) => x.etcdCpuUs))}`,
+            `${withH2load ? med(viaH2load.map((x) => x.serverCpuUs)) : '–'} / ${med(viaNode.map((x) => x.serverCpuUs))}`,
           ],
         ],
       });
-      section.goals.push(judge({ id: 'G14a', text: `create rate through etcd c=${C} HTTP/2 ≥ 0.8 × raw etcd put rate (same etcd, same run)`, direction: 'atLeast', target: 0.8 }, ratios, { ok: failures === 0, why: 'some creates failed (non-2xx or errors)' }));
+      section.goals.push(judge({ id: 'G14a', text: `create rate through etcd c=${C} HTTP/2 ≥ 0.8 × raw etcd put rate (same etcd, same run; ${withH2load ? 'h2load' : 'Node client'} arm)`, direction: 'atLeast', target: 0.8 }, ratios, { ok: failures === 0, why: 'some creates failed (non-2xx or errors)' }));
       section.tables.push({
         caption: `kube-apiserver on the same machine class, for comparison (cited from ../shared/reference/performance-baselines.md §2g, not measured in this run: kube-apiserver 1.20.2 built from Debian's source package with its default admission plugins, etcd 3.4.23, wrk over HTTPS with a bearer token, POST of a 699 B Event with generateName; min / median / max of its runs).`,
         head: ['server', 'c', 'creates/s', 'p50 ms', 'p99 ms'],
         rows: [
-          ['core-apiserver on etcd (this run, HTTP/2)', String(C), fmtSpread(spread(o.map((x) => x.okPerS))), fmtSpread(spread(o.map((x) => x.lat2xx.p50))), fmtSpread(spread(o.map((x) => x.lat2xx.p99)))],
-          ['kube-apiserver on etcd (cited, HTTP/1.1)', String(C), KUBE_APISERVER_CREATE.perS.map((x) => fmt(x)).join(' / '), KUBE_APISERVER_CREATE.p50.join(' / '), KUBE_APISERVER_CREATE.p99.join(' / ')],
+          ...arms.map((arm) => [`core-apiserver on etcd (this run, HTTP/2, ${arm.label})`, String(C), fmtSpread(spread(arm.runs.map((x) => x.okPerS))), fmtSpread(spread(arm.runs.map((x) => x.lat2xx.p50))), fmtSpread(spread(arm.runs.map((x) => x.lat2xx.p99)))]),
+          ['kube-apiserver on etcd (cited, HTTP/1.1, wrk, bearer token, generateName)', String(C), KUBE_APISERVER_CREATE.perS.map((x) => fmt(x)).join(' / '), KUBE_APISERVER_CREATE.p50.join(' / '), KUBE_APISERVER_CREATE.p99.join(' / ')],
         ],
       });
-      section.notes.push(`${etcdVersion() ?? 'etcd'}; ${tools.etcd3Note}. Per-pair ratios: ${ratios.map((x) => fmt(x)).join(', ')}; raw txn ÷ raw put: ${txnRatios.map((x) => fmt(x)).join(', ')}.`);
-      log(`  etcd create c=${C}: ours ${fmt(spread(o.map((x) => x.okPerS)).median)}/s, raw ${fmt(spread(r.map((x) => x.putsPerS)).median)} puts/s, raw txn ${fmt(spread(txns.map((x) => x.putsPerS)).median)}/s`);
+      section.notes.push(
+        `${etcdVersion() ?? 'etcd'}; ${tools.etcd3Note}; ${tools.h2load.note}. Per-pair ratios: ${arms.map((arm) => `${arm.label.split(' ')[0]} ${ratiosOf(arm.runs).map((x) => fmt(x)).join(', ')}`).join('; ')}; raw txn ÷ raw put: ${txnRatios.map((x) => fmt(x)).join(', ')}.`,
+      );
+      log(`  etcd create c=${C}: ours ${arms.map((arm) => `${med(arm.runs.map((x) => x.okPerS))}/s (${arm.label.split(' ')[0]})`).join(', ')}, raw ${med(r.map((x) => x.putsPerS))} puts/s, raw txn ${med(txns.map((x) => x.putsPerS))}/s`);
     } finally {
       await server.stop();
     }
   } finally {
     await etcd.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
   return section;
 }
