@@ -10,6 +10,7 @@
  * the header revision of each response). The calls themselves are gRPC's wire format on our own HTTP/2 framing (h2.ts, unary.ts, bidi.ts).
  */
 import protobuf from 'protobufjs';
+import { encodeTxnRequest } from './txn-encode.ts';
 
 const ETCD_PROTO = `
 syntax = "proto3";
@@ -369,6 +370,11 @@ export interface StatusResponse {
   dbSizeInUse: Int64;
 }
 
+/** protobufjs' encoding of a message of this file (what the hand-written encoders must match, byte for byte). */
+export function genericEncode(typeName: string, message: object): Uint8Array {
+  return type(typeName).encode(message).finish();
+}
+
 /** Serializer and deserializer of one message type, in grpc-js's shape. */
 export interface Codec<Req, Res> {
   /** The encoder's own bytes (a view of its pool): copy or send them before the next serialize. */
@@ -391,7 +397,8 @@ export const methods = {
   range: { path: '/etcdserverpb.KV/Range', ...codec<RangeRequest, RangeResponse>('RangeRequest', 'RangeResponse') },
   put: { path: '/etcdserverpb.KV/Put', ...codec<PutRequest, { header: ResponseHeader }>('PutRequest', 'PutResponse') },
   deleteRange: { path: '/etcdserverpb.KV/DeleteRange', ...codec<DeleteRangeRequest, { header: ResponseHeader; deleted: Int64 }>('DeleteRangeRequest', 'DeleteRangeResponse') },
-  txn: { path: '/etcdserverpb.KV/Txn', ...codec<TxnRequest, TxnResponse>('TxnRequest', 'TxnResponse') },
+  // Every write is a Txn: written by hand (txn-encode.ts), read by protobufjs.
+  txn: { path: '/etcdserverpb.KV/Txn', ...codec<TxnRequest, TxnResponse>('TxnRequest', 'TxnResponse'), serialize: encodeTxnRequest },
   compact: { path: '/etcdserverpb.KV/Compact', ...codec<{ revision: number; physical?: boolean }, { header: ResponseHeader }>('CompactionRequest', 'CompactionResponse') },
   leaseGrant: { path: '/etcdserverpb.Lease/LeaseGrant', ...codec<{ TTL: number; ID?: number }, LeaseGrantResponse>('LeaseGrantRequest', 'LeaseGrantResponse') },
   leaseRevoke: { path: '/etcdserverpb.Lease/LeaseRevoke', ...codec<{ ID: string }, { header: ResponseHeader }>('LeaseRevokeRequest', 'LeaseRevokeResponse') },
