@@ -190,3 +190,28 @@ describe('WatchCache storage watch failure', () => {
     c.stop();
   });
 });
+
+describe('WatchCache ADDED for a key it holds', () => {
+  it('replaces the entry and reports the one it held, as for any other change', async () => {
+    // Storages never send this (an ADDED follows the key's DELETED), but the one-descent insert must not be trusted blindly.
+    const handlers: { onEvent(ev: unknown): void; onError(err: Error): void }[] = [];
+    const fake = {
+      list: async () => ({ items: [], rv: 5, more: false }),
+      watch: (_p: string, _rv: number, h: (typeof handlers)[number]) => (handlers.push(h), { stop() {} }),
+      compactedRevision: () => 0,
+    } as unknown as Storage;
+    const c = new WatchCache({ storage: fake, prefix: '/o/', codec: jsonCodec, attrs, indexedFields: ['color'] });
+    await c.start();
+    const seen: { type: string; prev: string | undefined }[] = [];
+    c.watch('/o/', { fromRV: 5, sendInitialEvents: false, predicate: EVERYTHING }, { onEvent: (ev: CacheEvent) => seen.push({ type: ev.type, prev: ev.prev?.attrs.field('color') }), onError: () => {} });
+    const value = (color: string) => Buffer.from(JSON.stringify(obj('ns0', 'x', color)));
+    handlers[0]!.onEvent({ type: 'ADDED', key: '/o/ns0/x', rv: 6, value: value('red') });
+    handlers[0]!.onEvent({ type: 'ADDED', key: '/o/ns0/x', rv: 7, value: value('blue') });
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(seen, [{ type: 'ADDED', prev: undefined }, { type: 'ADDED', prev: 'red' }]);
+    assert.equal(c.size, 1);
+    assert.deepEqual(c.list('/o/', { predicate: byColor('red', true) })!.items, []);
+    assert.deepEqual(c.list('/o/', { predicate: byColor('blue', true) })!.items.map((e) => e.key), ['/o/ns0/x']);
+    c.stop();
+  });
+});

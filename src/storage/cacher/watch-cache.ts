@@ -253,25 +253,11 @@ export class WatchCache {
 
   #apply(se: StorageEvent): void {
     if (this.#stopped) return;
-    const prev = this.#tree.get(se.key);
-    if (se.type === 'DELETED' && se.value.length === 0) {
-      // The unsafe delete of a value that could not be read: its DELETED carries no value. An object the cache
-      // still holds (it became unreadable later) is reported gone as last seen; one it never held (unreadable
-      // since load) was never shown to a watcher, so only the revision moves on.
-      this.#corrupt.delete(se.key);
-      if (!prev) return this.#progress(se.rv);
-      se = { type: 'DELETED', key: se.key, rv: se.rv, value: this.#o.codec.setResourceVersion(prev.value, se.rv) };
-    } else if (this.#corrupt.size > 0) this.#corrupt.delete(se.key);
-    const ev = this.#toCacheEvent(se, prev, se.type !== 'DELETED');
+    const ev = (se.type === 'ADDED' && this.#insert(se)) || this.#replace(se);
+    if (!ev) return;
     const m = this.#m;
     m.eventsReceived.value++;
-    if (prev) {
-      this.#index(prev, false);
-      this.#objectBytes -= prev.value.length;
-    }
-    if (se.type === 'DELETED') this.#tree.delete(se.key);
-    else {
-      this.#tree.set(se.key, ev.entry);
+    if (se.type !== 'DELETED') {
       this.#index(ev.entry, true);
       this.#objectBytes += ev.entry.value.length;
     }
@@ -280,6 +266,41 @@ export class WatchCache {
     this.#dispatch(ev);
     m.eventsDispatched.value++;
     if (this.#waiters.length) this.#wake();
+  }
+
+  /**
+   * A key created at this revision is not in a cache that applied its deletion: one descent of the tree (insert if
+   * absent) instead of a lookup and then an insert, for what most events are. Undefined, with the tree unchanged, if
+   * the key was there after all.
+   */
+  #insert(se: StorageEvent): CacheEvent | undefined {
+    if (this.#corrupt.size > 0) this.#corrupt.delete(se.key);
+    const ev = this.#toCacheEvent(se, undefined, true);
+    return this.#tree.set(se.key, ev.entry, false) ? ev : undefined;
+  }
+
+  /** Any change to the tree with the entry it replaces; undefined when there is nothing to tell (see below). */
+  #replace(se: StorageEvent): CacheEvent | undefined {
+    const prev = this.#tree.get(se.key);
+    if (se.type === 'DELETED' && se.value.length === 0) {
+      // The unsafe delete of a value that could not be read: its DELETED carries no value. An object the cache
+      // still holds (it became unreadable later) is reported gone as last seen; one it never held (unreadable
+      // since load) was never shown to a watcher, so only the revision moves on.
+      this.#corrupt.delete(se.key);
+      if (!prev) {
+        this.#progress(se.rv);
+        return undefined;
+      }
+      se = { type: 'DELETED', key: se.key, rv: se.rv, value: this.#o.codec.setResourceVersion(prev.value, se.rv) };
+    } else if (this.#corrupt.size > 0) this.#corrupt.delete(se.key);
+    const ev = this.#toCacheEvent(se, prev, se.type !== 'DELETED');
+    if (prev) {
+      this.#index(prev, false);
+      this.#objectBytes -= prev.value.length;
+    }
+    if (se.type === 'DELETED') this.#tree.delete(se.key);
+    else this.#tree.set(se.key, ev.entry);
+    return ev;
   }
 
   /** The shared revision moved on through other resources' writes: this state is current at `rv` too. */
