@@ -5,9 +5,11 @@
  */
 import type { BareServer, RunningServer } from '../lib/apiserver.ts';
 import type { BenchConfig } from '../lib/config.ts';
+import { curlGet, type CurlTiming } from '../lib/curl.ts';
 import { runChild, sampleRss } from '../lib/proc.ts';
 import { newSection, type Section } from '../lib/report.ts';
 import { fmt, fmtSpread, judge, spread } from '../lib/stats.ts';
+import { ensureApt } from '../lib/tools.ts';
 import type { FetchResult } from '../load/fetch.ts';
 import { runWalks, WALK_HEAD, WALK_LIMIT, WALK_TARGET, type WalkCase } from './walk.ts';
 
@@ -48,16 +50,30 @@ export async function runLists(cfg: BenchConfig, s: RunningServer, bare: BareSer
     opts?.intro ?? 'One namespace listed whole over HTTP/2 (JSON; Table with kubectl\'s Accept header). Baseline: the bare server sending a prebuilt buffer of the same number of bytes in one response. MB/s = bytes ÷ time to last byte. Extra RSS = server peak RSS during the list − RSS before it.',
   );
   const [ga, gb, gc] = opts?.goalIds ?? ['G5a', 'G5b', 'G5c'];
+  const curl = ensureApt('curl', 'curl');
   const rows: string[][] = [];
+  const firstBytes: string[][] = [];
   for (const c of cases) {
     const ours: OursRun[] = [];
     const bares: FetchResult[] = [];
+    const curls: CurlTiming[] = [];
     for (let i = 0; i < cfg.pairs; i++) {
       const sampler = sampleRss(s.pid, 5);
       const o = await runChild<FetchResult>('load/fetch.ts', fetchArgs(s.origin, s, 'get', c.path, c.table ? { accept: TABLE_ACCEPT } : undefined), 300_000, `list ${c.label}`);
       const rss = sampler.stop();
       ours.push({ ...o, extraRss: rss.peak - rss.start });
       bares.push(await runChild<FetchResult>('load/fetch.ts', fetchArgs(bare.origin, s, 'get', `/buf?bytes=${o.bytes}`), 300_000, 'bare buffer'));
+      if (c.goals && curl.ok) curls.push(await curlGet(s.origin, c.path, s.creds, c.table ? { accept: TABLE_ACCEPT } : {}));
+    }
+    if (curls.length) {
+      firstBytes.push([
+        c.label,
+        fmtSpread(spread(curls.map((x) => x.firstByteMs))),
+        fmtSpread(spread(curls.map((x) => x.connectMs))),
+        fmtSpread(spread(curls.map((x) => x.serverFirstByteMs))),
+        fmtSpread(spread(ours.map((o) => o.ttfb.p50))),
+        curls.every((x) => x.status === 200 && x.bytes > 0) ? '200' : JSON.stringify(curls.map((x) => x.status)),
+      ]);
     }
     const mbps = (f: FetchResult) => f.bytes / MB / (f.totalMs / 1000);
     const ratios = ours.map((o, i) => mbps(o) / mbps(bares[i]!));
@@ -78,11 +94,22 @@ export async function runLists(cfg: BenchConfig, s: RunningServer, bare: BareSer
     if (c.goals) {
       const extra = { ok: okStatus, why: 'some lists did not answer 200' };
       section.goals.push(judge({ id: ga, text: `list ${c.label}: MB/s ≥ 0.5 × bare buffer stream`, direction: 'atLeast', target: 0.5 }, ratios, extra));
-      section.goals.push(judge({ id: gb, text: `list ${c.label}: first byte ≤ 20 ms`, direction: 'atMost', target: 20 }, ours.map((o) => o.ttfb.p50)));
+      // Judged as the reference measured it (curl on a new connection, the handshake included); without curl, on
+      // the Node fetch process's first byte, which carries its own cold handshake.
+      const byCurl = curls.length > 0;
+      const curlOk = curls.every((x) => x.status === 200 && x.bytes > 0);
+      section.goals.push(judge({ id: gb, text: `list ${c.label}: first byte ≤ 20 ms (${byCurl ? 'curl, new connection' : 'Node fetch process, new connection'})`, direction: 'atMost', target: 20 }, byCurl ? curls.map((x) => x.firstByteMs) : ours.map((o) => o.ttfb.p50), byCurl ? { ok: curlOk, why: 'some curl lists did not answer 200' } : undefined));
       section.goals.push(judge({ id: gc, text: `list ${c.label}: extra server RSS during the list ≤ 32 MB`, direction: 'atMost', target: 32 }, ours.map((o) => o.extraRss / 2 ** 20)));
     }
   }
   section.tables.push({ head: ['list', 'MB', 'ours ms', 'ours MB/s', 'bare MB/s', 'ratio (per pair)', 'first byte ms', 'extra RSS MiB', 'status'], rows });
+  if (firstBytes.length) {
+    section.tables.push({
+      caption: `**First byte of the judged lists**, min / **median** / max over the pairs, ms. The goal's figure is curl's (C; HTTP/2 with the admin client certificate, one GET on a new connection per pair, timed by curl: \`time_starttransfer\`), as the reference measured kube-apiserver's, the TLS handshake included; the handshake alone (\`time_appconnect\`) and the server's part (request sent to first byte: \`time_starttransfer − time_pretransfer\`) beside it. The "first byte ms" column above is the Node fetch process's, whose first request also pays its cold TLS handshake (~15–40 ms here).`,
+      head: ['list', 'first byte (curl)', 'TLS handshake done (curl)', 'server: request → first byte (curl)', 'first byte (Node fetch process)', 'status'],
+      rows: firstBytes,
+    });
+  } else if (cases.some((c) => c.goals)) section.notes.push(`First-byte goals judged on the Node fetch process (${curl.note}).`);
   await addWalks(cfg, s, bare, section, walks, log);
   return section;
 }
