@@ -132,7 +132,10 @@ export type NameValidator = (name: string, prefix: boolean) => string[];
  * characters are replaced by `a` (so `ab-` is checked as `aa`). Kept because it decides which prefixes pass.
  */
 function maskTrailingDash(name: string): string {
-  if (byteLength(name) <= 1 || !name.endsWith('-')) return name;
+  const bytes = byteLength(name);
+  if (bytes <= 1 || !name.endsWith('-')) return name;
+  // One byte per character (ASCII, what every valid prefix is): bytes and characters cut alike.
+  if (bytes === name.length) return name.slice(0, -2) + 'a';
   // Cut bytes like Go does: a multi-byte character cut in half decodes to U+FFFD and still fails the format check.
   return Buffer.from(name, 'utf8').subarray(0, -2).toString('utf8') + 'a';
 }
