@@ -10,7 +10,10 @@
  * the header revision of each response). The calls themselves are gRPC's wire format on our own HTTP/2 framing (h2.ts, unary.ts, bidi.ts).
  */
 import protobuf from 'protobufjs';
+import { CompareResult, CompareTarget, type Compare, type DeleteRangeRequest, type LeaseId, type PutRequest, type RangeRequest, type RequestOp, type TxnRequest } from './requests.ts';
 import { encodeTxnRequest } from './txn-encode.ts';
+
+export { CompareResult, CompareTarget, type Compare, type DeleteRangeRequest, type LeaseId, type PutRequest, type RangeRequest, type RequestOp, type TxnRequest };
 
 const ETCD_PROTO = `
 syntax = "proto3";
@@ -204,9 +207,6 @@ const type = (name: string) => root.lookupType(`etcdserverpb.${name}`);
 /** An int64 as protobufjs decodes it: a number when it fits, else a Long (long.js is installed). */
 export type Int64 = number | { toNumber(): number; toString(): string };
 
-/** A lease ID as the encoder takes it without parsing (protobufjs' Long): see leaseIdOf. */
-export type LeaseId = { low: number; high: number; unsigned: boolean };
-
 /**
  * A lease ID (decimal int64) in the encoder's form, parsed once instead of on every put that carries it (the
  * encoder parses a string each time). Without the long package protobufjs parses strings itself: then the string.
@@ -241,16 +241,6 @@ export interface ResponseHeader {
   revision: Int64;
 }
 
-export interface RangeRequest {
-  key: Buffer;
-  range_end?: Buffer;
-  limit?: number;
-  revision?: number;
-  serializable?: boolean;
-  keys_only?: boolean;
-  count_only?: boolean;
-}
-
 export interface RangeResponse {
   header: ResponseHeader;
   kvs: KeyValue[];
@@ -258,59 +248,10 @@ export interface RangeResponse {
   count: Int64;
 }
 
-export interface PutRequest {
-  key: Buffer;
-  value: Buffer;
-  lease?: string | LeaseId;
-  prev_kv?: boolean;
-}
-
-export interface DeleteRangeRequest {
-  key: Buffer;
-  range_end?: Buffer;
-  prev_kv?: boolean;
-}
-
-export interface RequestOp {
-  request_range?: RangeRequest;
-  request_put?: PutRequest;
-  request_delete_range?: DeleteRangeRequest;
-}
-
 export interface ResponseOp {
   response_range?: RangeResponse;
   response_put?: { header: ResponseHeader; prev_kv?: KeyValue };
   response_delete_range?: { header: ResponseHeader; deleted: Int64; prev_kvs: KeyValue[] };
-}
-
-export const enum CompareResult {
-  EQUAL = 0,
-  GREATER = 1,
-  LESS = 2,
-  NOT_EQUAL = 3,
-}
-
-export const enum CompareTarget {
-  VERSION = 0,
-  CREATE = 1,
-  MOD = 2,
-  VALUE = 3,
-  LEASE = 4,
-}
-
-export interface Compare {
-  result: CompareResult;
-  target: CompareTarget;
-  key: Buffer;
-  version?: number;
-  create_revision?: number;
-  mod_revision?: number;
-}
-
-export interface TxnRequest {
-  compare: Compare[];
-  success: RequestOp[];
-  failure?: RequestOp[];
 }
 
 export interface TxnResponse {

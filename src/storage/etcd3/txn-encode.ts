@@ -6,7 +6,7 @@
  * written unless it is proto3's default (0, false, empty bytes), a oneof member (Compare's target value, the
  * request of a RequestOp) whenever it is present, defaults included.
  */
-import type { Compare, DeleteRangeRequest, LeaseId, PutRequest, RangeRequest, RequestOp, TxnRequest } from './proto.ts';
+import type { Compare, DeleteRangeRequest, LeaseId, PutRequest, RangeRequest, RequestOp, TxnRequest } from './requests.ts';
 
 type Int64In = number | string | LeaseId;
 
