@@ -78,6 +78,6 @@ export function benchConfig(quick: boolean): BenchConfig {
         watchSustainedRate: 100,
         watchMs: 1_000,
         overloadMs: 5_000,
-        budgetMs: 19 * 60_000,
+        budgetMs: 32 * 60_000,
       };
 }
