@@ -164,15 +164,21 @@ describe('WatchCache', () => {
   });
 });
 
+/** An empty storage at revision 5 whose watches are driven by hand: each watch's handler, in order. */
+function handWatchedStorage(): { fake: Storage; handlers: { onEvent(ev: unknown): void; onError(err: Error): void }[] } {
+  const handlers: { onEvent(ev: unknown): void; onError(err: Error): void }[] = [];
+  const fake = {
+    list: async () => ({ items: [], rv: 5, more: false }),
+    watch: (_p: string, _rv: number, h: (typeof handlers)[number]) => (handlers.push(h), { stop() {} }),
+    compactedRevision: () => 0,
+  } as unknown as Storage;
+  return { fake, handlers };
+}
+
 describe('WatchCache storage watch failure', () => {
   it('ends every watcher, grouped or selective, once, and delivers nothing more to them', async () => {
     // A storage whose one watch we fail by hand (SQLite's watch does not fail on demand).
-    const handlers: { onEvent(ev: unknown): void; onError(err: Error): void }[] = [];
-    const fake = {
-      list: async () => ({ items: [], rv: 5, more: false }),
-      watch: (_p: string, _rv: number, h: (typeof handlers)[number]) => (handlers.push(h), { stop() {} }),
-      compactedRevision: () => 0,
-    } as unknown as Storage;
+    const { fake, handlers } = handWatchedStorage();
     const c = new WatchCache({ storage: fake, prefix: '/o/', codec: jsonCodec, attrs });
     await c.start();
     const errors: string[] = [];
@@ -194,12 +200,7 @@ describe('WatchCache storage watch failure', () => {
 describe('WatchCache ADDED for a key it holds', () => {
   it('replaces the entry and reports the one it held, as for any other change', async () => {
     // Storages never send this (an ADDED follows the key's DELETED), but the one-descent insert must not be trusted blindly.
-    const handlers: { onEvent(ev: unknown): void; onError(err: Error): void }[] = [];
-    const fake = {
-      list: async () => ({ items: [], rv: 5, more: false }),
-      watch: (_p: string, _rv: number, h: (typeof handlers)[number]) => (handlers.push(h), { stop() {} }),
-      compactedRevision: () => 0,
-    } as unknown as Storage;
+    const { fake, handlers } = handWatchedStorage();
     const c = new WatchCache({ storage: fake, prefix: '/o/', codec: jsonCodec, attrs, indexedFields: ['color'] });
     await c.start();
     const seen: { type: string; prev: string | undefined }[] = [];
