@@ -11,9 +11,12 @@
  */
 import protobuf from 'protobufjs';
 import { CompareResult, CompareTarget, type Compare, type DeleteRangeRequest, type LeaseId, type PutRequest, type RangeRequest, type RequestOp, type TxnRequest } from './requests.ts';
+import type { Int64, RangeResponse, ResponseHeader, TxnResponse, WatchResponse } from './responses.ts';
+import { decodeRangeResponse, decodeTxnResponse, decodeWatchResponse } from './response-decode.ts';
 import { encodeTxnRequest } from './txn-encode.ts';
 
 export { CompareResult, CompareTarget, type Compare, type DeleteRangeRequest, type LeaseId, type PutRequest, type RangeRequest, type RequestOp, type TxnRequest };
+export { EVENT_DELETE, EVENT_PUT, int64String, num, type Int64, type KeyValue, type RangeResponse, type ResponseHeader, type ResponseOp, type TxnResponse, type WatchEvent, type WatchResponse } from './responses.ts';
 
 const ETCD_PROTO = `
 syntax = "proto3";
@@ -204,9 +207,6 @@ message StatusResponse {
 const root = protobuf.parse(ETCD_PROTO, { keepCase: true }).root;
 const type = (name: string) => root.lookupType(`etcdserverpb.${name}`);
 
-/** An int64 as protobufjs decodes it: a number when it fits, else a Long (long.js is installed). */
-export type Int64 = number | { toNumber(): number; toString(): string };
-
 /**
  * A lease ID (decimal int64) in the encoder's form, parsed once instead of on every put that carries it (the
  * encoder parses a string each time). Without the long package protobufjs parses strings itself: then the string.
@@ -214,50 +214,6 @@ export type Int64 = number | { toNumber(): number; toString(): string };
 export function leaseIdOf(id: string): LeaseId | string {
   const Long = protobuf.util.Long as unknown as { fromString(s: string, unsigned?: boolean): unknown } | undefined;
   return Long ? (Long.fromString(id, false) as LeaseId) : id;
-}
-
-/** A revision or count (always below 2^53 in practice: etcd would need centuries of writes). */
-export function num(v: Int64 | null | undefined): number {
-  if (v === null || v === undefined) return 0;
-  return typeof v === 'number' ? v : v.toNumber();
-}
-
-/** A lease ID: any int64 (etcd makes them from the member ID and a counter), so kept as its decimal string. */
-export function int64String(v: Int64 | null | undefined): string {
-  if (v === null || v === undefined) return '0';
-  return typeof v === 'number' ? String(v) : v.toString();
-}
-
-export interface KeyValue {
-  key: Uint8Array;
-  create_revision: Int64;
-  mod_revision: Int64;
-  version: Int64;
-  value: Uint8Array;
-  lease: Int64;
-}
-
-export interface ResponseHeader {
-  revision: Int64;
-}
-
-export interface RangeResponse {
-  header: ResponseHeader;
-  kvs: KeyValue[];
-  more: boolean;
-  count: Int64;
-}
-
-export interface ResponseOp {
-  response_range?: RangeResponse;
-  response_put?: { header: ResponseHeader; prev_kv?: KeyValue };
-  response_delete_range?: { header: ResponseHeader; deleted: Int64; prev_kvs: KeyValue[] };
-}
-
-export interface TxnResponse {
-  header: ResponseHeader;
-  succeeded: boolean;
-  responses: ResponseOp[];
 }
 
 export interface WatchCreateRequest {
@@ -273,26 +229,6 @@ export interface WatchRequest {
   create_request?: WatchCreateRequest;
   cancel_request?: { watch_id: number };
   progress_request?: Record<string, never>;
-}
-
-export const EVENT_PUT = 0;
-export const EVENT_DELETE = 1;
-
-export interface WatchEvent {
-  type: number;
-  kv: KeyValue;
-  prev_kv?: KeyValue | null;
-}
-
-export interface WatchResponse {
-  header: ResponseHeader;
-  watch_id: Int64;
-  created: boolean;
-  canceled: boolean;
-  compact_revision: Int64;
-  cancel_reason: string;
-  fragment: boolean;
-  events: WatchEvent[];
 }
 
 export interface LeaseGrantResponse {
@@ -316,6 +252,11 @@ export function genericEncode(typeName: string, message: object): Uint8Array {
   return type(typeName).encode(message).finish();
 }
 
+/** protobufjs' decoding of a message of this file (what the hand-written decoders must match, field for field). */
+export function genericDecode(typeName: string, bytes: Uint8Array): unknown {
+  return type(typeName).decode(bytes);
+}
+
 /** Serializer and deserializer of one message type, in grpc-js's shape. */
 export interface Codec<Req, Res> {
   /** The encoder's own bytes (a view of its pool): copy or send them before the next serialize. */
@@ -335,15 +276,16 @@ function codec<Req, Res>(reqName: string, resName: string): Codec<Req, Res> {
 
 /** The unary methods used, by their gRPC path. */
 export const methods = {
-  range: { path: '/etcdserverpb.KV/Range', ...codec<RangeRequest, RangeResponse>('RangeRequest', 'RangeResponse') },
+  // Answers on the hot paths are read by hand (response-decode.ts), the rest by protobufjs.
+  range: { path: '/etcdserverpb.KV/Range', ...codec<RangeRequest, RangeResponse>('RangeRequest', 'RangeResponse'), deserialize: decodeRangeResponse },
   put: { path: '/etcdserverpb.KV/Put', ...codec<PutRequest, { header: ResponseHeader }>('PutRequest', 'PutResponse') },
   deleteRange: { path: '/etcdserverpb.KV/DeleteRange', ...codec<DeleteRangeRequest, { header: ResponseHeader; deleted: Int64 }>('DeleteRangeRequest', 'DeleteRangeResponse') },
-  // Every write is a Txn: written by hand (txn-encode.ts), read by protobufjs.
-  txn: { path: '/etcdserverpb.KV/Txn', ...codec<TxnRequest, TxnResponse>('TxnRequest', 'TxnResponse'), serialize: encodeTxnRequest },
+  // Every write is a Txn: written by hand (txn-encode.ts).
+  txn: { path: '/etcdserverpb.KV/Txn', ...codec<TxnRequest, TxnResponse>('TxnRequest', 'TxnResponse'), serialize: encodeTxnRequest, deserialize: decodeTxnResponse },
   compact: { path: '/etcdserverpb.KV/Compact', ...codec<{ revision: number; physical?: boolean }, { header: ResponseHeader }>('CompactionRequest', 'CompactionResponse') },
   leaseGrant: { path: '/etcdserverpb.Lease/LeaseGrant', ...codec<{ TTL: number; ID?: number }, LeaseGrantResponse>('LeaseGrantRequest', 'LeaseGrantResponse') },
   leaseRevoke: { path: '/etcdserverpb.Lease/LeaseRevoke', ...codec<{ ID: string }, { header: ResponseHeader }>('LeaseRevokeRequest', 'LeaseRevokeResponse') },
   status: { path: '/etcdserverpb.Maintenance/Status', ...codec<Record<string, never>, StatusResponse>('StatusRequest', 'StatusResponse') },
 } as const;
 
-export const watchMethod = { path: '/etcdserverpb.Watch/Watch', ...codec<WatchRequest, WatchResponse>('WatchRequest', 'WatchResponse') };
+export const watchMethod = { path: '/etcdserverpb.Watch/Watch', ...codec<WatchRequest, WatchResponse>('WatchRequest', 'WatchResponse'), deserialize: decodeWatchResponse };
