@@ -3,7 +3,8 @@
  * api/mvccpb/kv.proto) this backend calls: KV (Range, Put, DeleteRange, Txn, Compact), Watch, Lease (Grant,
  * Revoke) and Maintenance (Status). Only the messages and fields used are declared; their names and numbers are
  * etcd's, so the wire format is etcd's (protobuf ignores the fields a side does not declare). Compiled by protobufjs
- * at load, as src/metrics/protobuf.ts does for client_model.
+ * at load, as src/metrics/protobuf.ts does for client_model; the messages of every write and watch event are written
+ * and read by hand (txn-encode.ts, response-decode.ts), checked against protobufjs by their tests.
  *
  * Why not the `etcd3` npm client: its last release (1.1.2, 2023) pins @grpc/proto-loader 0.7 beside the 0.8 we
  * have, and it hides what this backend needs from a watch response (watch progress responses, compact_revision,
