@@ -15,6 +15,7 @@ import { type Handler, newHandlerContext } from './handler.ts';
 import { buildHandlerChain, type HandlerChainConfig } from './handler-chain.ts';
 import { activeWatches } from './handlers/watch.ts';
 import { installHTTP2EarlyRefusal } from './http2-early-refusal.ts';
+import { goAway, trackOpenStreams } from './http2-goaway.ts';
 import type { Request, Response } from './http-types.ts';
 
 export interface ServerConfig extends APIHandlerConfig {
@@ -108,6 +109,7 @@ export class APIServer {
       if (s.connecting) s.once('connect', () => setConnectionWindow(s));
       else setConnectionWindow(s);
       this.#sessions.add(s);
+      trackOpenStreams(s);
       s.on('close', () => this.#sessions.delete(s));
     });
     this.#server.on('tlsClientError', (err) => {
@@ -154,7 +156,7 @@ export class APIServer {
         new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref()),
       ]);
     }
-    for (const s of this.#sessions) s.close();
+    for (const s of this.#sessions) goAway(s, 0);
     for (const s of this.#sockets) s.end();
     const force = setTimeout(() => {
       for (const s of this.#sessions) s.destroy();

@@ -11,7 +11,7 @@
  * answered 401 or made anonymously is limited to the requests it has open: the server sends GOAWAY at once and
  * closes the connection when they are done, so that an unauthenticated client gets no more than HTTP/1.1 without
  * keep-alive would give it. Upstream does this by setting `Connection: close` on the response, which Go's HTTP/2
- * server turns into a graceful shutdown of the connection; node's `Http2Session.close()` is that shutdown. Requests
+ * server turns into a graceful shutdown of the connection; http2-goaway.ts does the same here. Requests
  * with a user are never affected, whatever their credential; HTTP/1.1 connections neither.
  */
 import { newUnauthorized } from '../../apimachinery/errors.ts';
@@ -21,6 +21,7 @@ import type { Http2Session } from 'node:http2';
 import { isAnonymousUser } from '../../auth/authenticator/user.ts';
 import { featureGates } from '../../features.ts';
 import { log } from '../../util/log.ts';
+import { goAway } from '../http2-goaway.ts';
 import type { Handler, HandlerContext } from '../handler.ts';
 import { warningHeaders } from '../handlers/context.ts';
 import type { Request, Response } from '../http-types.ts';
@@ -43,7 +44,7 @@ function http2Session(req: Request): Http2Session | undefined {
 
 /** GOAWAY now, then close once the streams in flight (this request's included) are answered. */
 export function closeHTTP2Session(session: Http2Session | undefined): void {
-  if (session && !session.closed && !session.destroyed) session.close();
+  goAway(session);
 }
 
 export function withAuthentication(handler: Handler, authenticator: Authenticator, opts: AuthenticationFilterOptions = {}): Handler {
