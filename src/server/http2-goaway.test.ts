@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { rawFrame } from '../util/testing/h2-frame.ts';
 import { GOAWAY_GRACE_MS, goAway, openStreamCount, trackOpenStreams } from './http2-goaway.ts';
 
 describe('goAway', () => {
@@ -93,21 +94,13 @@ describe('goAway', () => {
     sock.on('data', (d) => received.push(d));
     const closed = new Promise<number>((r) => sock.on('close', () => r(Date.now())));
     await new Promise((r) => sock.once('connect', r));
-    const frame = (type: number, flags: number, id: number, payload: Buffer) => {
-      const h = Buffer.alloc(9);
-      h.writeUIntBE(payload.length, 0, 3);
-      h[3] = type;
-      h[4] = flags;
-      h.writeUInt32BE(id, 5);
-      return Buffer.concat([h, payload]);
-    };
     // HPACK: :method GET and :scheme http from the static table (2, 6); :authority and :path as literals without
     // indexing whose names are static entries 1 and 4.
     const headers = (path: string) =>
       Buffer.concat([Buffer.from([0x82, 0x86, 0x01, 9]), Buffer.from('localhost'), Buffer.from([0x04, path.length]), Buffer.from(path)]);
-    sock.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(4, 0, 0, Buffer.alloc(0)), frame(1, 0x5, 1, headers('/bye'))]));
+    sock.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), rawFrame(4, 0, 0, Buffer.alloc(0)), rawFrame(1, 0x5, 1, headers('/bye'))]));
     await new Promise((r) => setTimeout(r, 200));
-    sock.write(frame(1, 0x5, 3, headers('/')));
+    sock.write(rawFrame(1, 0x5, 3, headers('/')));
     const at = Date.now();
     const end = await Promise.race([closed, new Promise<number>((r) => setTimeout(() => r(-1), GOAWAY_GRACE_MS + 3000))]);
     assert.notEqual(end, -1, 'the server did not close the connection');

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import net, { type AddressInfo } from 'node:net';
 import { UnaryChannel, type GrpcError } from './unary.ts';
+import { rawFrame } from '../../util/testing/h2-frame.ts';
 
 /**
  * The etcd client's own HTTP/2 framing (h2.ts, through unary.ts) against node:http2's server (nghttp2, an HTTP/2
@@ -156,15 +157,6 @@ function rawServer(onRequest: (sock: net.Socket, streamId: number) => void): Pro
       }),
     ),
   );
-}
-
-function rawFrame(type: number, flags: number, id: number, payload: Buffer): Buffer {
-  const h = Buffer.alloc(9);
-  h.writeUIntBE(payload.length, 0, 3);
-  h[3] = type;
-  h[4] = flags;
-  h.writeUInt32BE(id, 5);
-  return Buffer.concat([h, payload]);
 }
 
 // HPACK: ':status: 200' is static entry 8; 'grpc-status: 0' as a literal with incremental indexing (new name).
