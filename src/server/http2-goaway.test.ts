@@ -16,7 +16,7 @@ describe('goAway', () => {
   const sessions: http2.ServerHttp2Session[] = [];
   const closedAt = new Map<http2.ServerHttp2Session, number>();
   /** Answers of /slow wait for this to be called. */
-  let releaseSlow: (() => void)[] = [];
+  const releaseSlow: (() => void)[] = [];
 
   before(async () => {
     server = http2.createServer();
