@@ -194,7 +194,11 @@ describe('two replicas on a three-member etcd', { skip: !etcdAvailable() && 'no 
     assert.equal(await w2.status, 200);
     const all = ['before-0', 'before-1', 'before-2', ...written];
     const missing = () => all.filter((n) => !seen.includes(n) && !w2.frames.some((f) => f.object?.metadata?.name === n));
-    await until('every event after the last seen one on B', () => missing().length === 0);
+    await until('every event after the last seen one on B', () => missing().length === 0).catch((err: Error) => {
+      // Say what B answered (a 410 ERROR frame would mean B's cache no longer reached back to `last`).
+      const frames = w2.frames.map((f) => `${f.type} ${f.object?.metadata?.resourceVersion ?? f.object?.code ?? ''}`).join(', ');
+      throw new Error(`${err.message}: from ${last}, missing ${missing().join(', ')}; B sent ${frames}`);
+    });
     w2.stop();
     const resumed = w2.frames.filter((f) => f.type === 'ADDED').map((f) => f.object.metadata.name);
     // Exactly the rest, in order, none twice.
