@@ -45,6 +45,7 @@ const OWN_WRITES_MAX = 4096;
 
 /** A write of this process, as served: its watch event can carry it instead of decoding etcd's copy again. */
 export interface OwnWrite {
+  /** Its revision and served bytes once known (from the answer, or from its event when that came first). */
   rv: number;
   value: Buffer;
   object: KubeObject;
@@ -331,6 +332,10 @@ export class WatchHub {
         this.#own.delete(key);
         own.object.metadata.resourceVersion = String(rv);
         v = this.#values.served(key, rv, own.sent.plain);
+        // Delivered: the write's answer serves the same bytes (EtcdStorage's #stamp), no second splice.
+        own.rv = rv;
+        own.value = v;
+        own.sent = undefined;
       } else own = undefined;
     } else if (own) {
       this.#own.delete(key);
