@@ -83,6 +83,9 @@ export class EventAttrs implements ObjectAttrs, EventSlots {
   }
 }
 
+/** rowMeta before the offsets were looked for (0 is "none: scan the bytes"). */
+const UNSCANNED = -1;
+
 /**
  * A cached event: the cache entry and its attributes in one object (`attrs` is the entry itself). Strings unique
  * to the event are not kept twice: the name is read from the key (`/events/<namespace>/<name>`; names cannot
@@ -102,13 +105,30 @@ export class EventEntry implements CacheEntry, ObjectAttrs, EventSlots, CachedRo
     readonly regardingName: string,
     readonly regardingUid: string,
     readonly regardingResourceVersion: string,
-    readonly rowMeta: number,
-    readonly rowNote: number,
-    readonly rowInst: number,
-    readonly rowFirst: number,
-    readonly rowLast: number,
-    readonly rowCount: number,
   ) {}
+
+  // RowOffsets, found by hasRowOffsets on the first Table row of this version: a write costs no scan for them, and
+  // most versions are written more often than listed as a Table.
+  rowMeta = UNSCANNED;
+  rowNote = 0;
+  rowInst = 0;
+  rowFirst = 0;
+  rowLast = 0;
+  rowCount = 0;
+
+  /** Whether its Table row can be written from offsets (writeCachedRow); finds them the first time it is asked. */
+  hasRowOffsets(): boolean {
+    if (this.rowMeta === UNSCANNED) {
+      eventRowOffsets(this.value, this.regardingName);
+      this.rowNote = ROW[1]!;
+      this.rowInst = ROW[2]!;
+      this.rowFirst = ROW[3]!;
+      this.rowLast = ROW[4]!;
+      this.rowCount = ROW[5]!;
+      this.rowMeta = ROW[0]!;
+    }
+    return this.rowMeta !== 0;
+  }
 
   get attrs(): ObjectAttrs {
     return this;
@@ -187,7 +207,6 @@ export function newEventEntry(key: string, rv: number, value: Buffer, ev: Event,
   const m = ev.metadata;
   const r = ev.regarding ?? {};
   const regardingName = pools.string(r.name ?? '');
-  eventRowOffsets(value, regardingName);
   return new EventEntry(
     key,
     rv,
@@ -199,11 +218,5 @@ export function newEventEntry(key: string, rv: number, value: Buffer, ev: Event,
     regardingName,
     pools.string(r.uid ?? ''),
     pools.version(r.resourceVersion ?? ''),
-    ROW[0]!,
-    ROW[1]!,
-    ROW[2]!,
-    ROW[3]!,
-    ROW[4]!,
-    ROW[5]!,
   );
 }

@@ -141,7 +141,7 @@ const WITH_OFFSETS = new Set(['plain', 'upper-case unicode kind', 'note of one c
 test('rows of cached entries (from recorded offsets, or scanned) equal rows from the decoded object, in both views', () => {
   for (const [name, obj] of CASES) {
     const entry = entryOf(obj);
-    assert.equal(entry.rowMeta !== 0, WITH_OFFSETS.has(name), `${name}: offsets recorded`);
+    assert.equal(entry.hasRowOffsets(), WITH_OFFSETS.has(name), `${name}: offsets recorded`);
     const decoded = eventCodec.decode(entry.value);
     for (const include of ['None', 'Metadata', 'Object'] as const) {
       assert.equal(newRow(entry, include).toString('utf8'), oldRow(decoded, include).toString('utf8'), `${name} (${include})`);
@@ -156,7 +156,7 @@ test('offset rows: counts, ages of many times in one list, and shapes the offset
   const times = ['2026-03-01T11:59:59.999999Z', '2026-03-01T12:00:00.500000Z', '2026-03-01T12:00:02Z', '2020-01-01T00:00:00Z', 'not-a-time', '2026-02-29T10:00:00Z'];
   for (const t of times) {
     for (const e of [entryOf(ev({ eventTime: t })), entryOf(ev({ deprecatedLastTimestamp: t, deprecatedCount: 123456 }))]) {
-      assert.notEqual(e.rowMeta, 0, t);
+      assert.ok(e.hasRowOffsets(), t);
       assert.equal(newRow(e, 'Metadata').toString('utf8'), oldRow(eventCodec.decode(e.value), 'Metadata').toString('utf8'), t);
     }
   }
@@ -167,7 +167,7 @@ test('offset rows: counts, ages of many times in one list, and shapes the offset
   ];
   for (const [name, obj] of scanned) {
     const e = entryOf(obj);
-    assert.equal(e.rowMeta, 0, name);
+    assert.equal(e.hasRowOffsets(), false, name);
     assert.equal(newRow(e, 'None').toString('utf8'), oldRow(eventCodec.decode(e.value), 'None').toString('utf8'), name);
   }
 });

@@ -100,7 +100,7 @@ const PARTIAL_HEAD = ',"object":{"kind":"PartialObjectMetadata","apiVersion":"me
  * row object per `include`). Returns false without writing when the bytes are not a JSON object it can read.
  */
 export function writeEventRow(item: Served, nowMs: number, include: IncludeObject, object: Buffer | undefined, out: ByteSink): boolean {
-  if (item instanceof EventEntry && item.rowMeta !== 0) {
+  if (item instanceof EventEntry && item.hasRowOffsets()) {
     writeCachedRow(item, nowMs, include, object, out);
     return true;
   }
