@@ -48,3 +48,9 @@ export function onStdinCommand(word: string): Promise<string> {
 export function nowMs(): number {
   return performance.timeOrigin + performance.now();
 }
+
+/** The parent's commands on stdin, one line each, until stdin ends (for children that run several rounds). */
+export async function* stdinLines(): AsyncGenerator<string> {
+  const { createInterface } = await import('node:readline');
+  yield* createInterface({ input: process.stdin, crlfDelay: Infinity });
+}

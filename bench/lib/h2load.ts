@@ -21,6 +21,8 @@ export interface H2loadArgs {
   concurrency: number;
   durationMs: number;
   warmupMs: number;
+  /** Also receives each 2xx latency (ms), for a summary over several runs. */
+  okSamples?: Samples;
 }
 
 /**
@@ -85,7 +87,10 @@ export async function measureH2load(serverPid: number, a: H2loadArgs): Promise<M
       }
       completed++;
       status[code!] = (status[code!] ?? 0) + 1;
-      if (code!.startsWith('2')) ok.push(Number(us) / 1000);
+      if (code!.startsWith('2')) {
+        ok.push(Number(us) / 1000);
+        a.okSamples?.push(Number(us) / 1000);
+      }
     }
     const counts = /requests: \d+ total, \d+ started, \d+ done, \d+ succeeded, (\d+) failed, (\d+) errored, (\d+) timeout/.exec(out);
     if (!counts) throw new Error(`h2load printed no request counts:\n${out}`);

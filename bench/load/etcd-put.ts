@@ -4,10 +4,15 @@
  * API server would write them. `txn` writes each key as an etcd-backed API server creates it instead: a transaction
  * "put if create_revision == 0"; `lease` attaches the put to a lease granted up front and shared by all (the reuse an
  * API server does for Events' TTL). Both together are what etcd itself must do per create, without the API server.
+ *
+ * With `rounds`, the process stays up after its warm-up (`@@ready`) and measures one window per `run <ms> <lead ms>`
+ * line on stdin (`@@round` each; the lead is unrecorded load before the window), until `end`: the parent interleaves
+ * these windows with another load's, so that both see the same machine (its speed drifts by bursts of seconds), and
+ * this client's JIT stays warm between them.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { childArgs, runMain } from '../lib/child.ts';
+import { childArgs, emit, runMain, stdinLines } from '../lib/child.ts';
 import { eventBody } from '../lib/event.ts';
 import { Samples, type LatencySummary } from '../lib/stats.ts';
 
@@ -18,6 +23,7 @@ interface Args {
   durationMs: number;
   warmupMs: number;
   run: string;
+  rounds?: boolean;
   txn?: boolean;
   lease?: boolean;
 }
@@ -44,6 +50,13 @@ export interface EtcdResult {
   clientCpuUs: number;
 }
 
+/** One measured window of a `rounds` process. */
+export interface EtcdRound {
+  puts: number;
+  secs: number;
+  errors: number;
+}
+
 async function main(): Promise<EtcdResult> {
   const a = childArgs<Args>();
   const { Etcd3 } = createRequire(join(a.etcd3Dir, 'noop.js'))('etcd3') as { Etcd3: new (o: { hosts: string[] }) => Etcd3Client };
@@ -54,7 +67,8 @@ async function main(): Promise<EtcdResult> {
   let i = 0;
   let errors = 0;
   const lat = new Samples();
-  const loop = async (until: number, rec: boolean) => {
+  // Puts until `until`; each one that starts at or after `from` and ends by `recordUntil` is recorded.
+  const loop = async (until: number, from: number, recordUntil: number) => {
     while (performance.now() < until) {
       const k = i++;
       const t0 = performance.now();
@@ -68,30 +82,56 @@ async function main(): Promise<EtcdResult> {
         } else {
           await put;
         }
-        if (rec) lat.push(performance.now() - t0);
+        const t1 = performance.now();
+        if (t0 >= from && t1 <= recordUntil) lat.push(t1 - t0);
       } catch {
         errors++;
       }
     }
   };
   const warmEnd = performance.now() + a.warmupMs;
-  await Promise.all(Array.from({ length: a.concurrency }, () => loop(warmEnd, false)));
-  const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const end = t0 + a.durationMs;
-  await Promise.all(Array.from({ length: a.concurrency }, () => loop(end, true)));
-  const secs = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
+  await Promise.all(Array.from({ length: a.concurrency }, () => loop(warmEnd, Infinity, 0)));
+  let secs = 0;
+  let cpuUs = 0;
+  if (a.rounds) {
+    emit('ready', {});
+    for await (const line of stdinLines()) {
+      if (line === 'end') break;
+      const m = /^run (\d+) (\d+)$/.exec(line);
+      if (!m) throw new Error(`etcd-put: unknown command ${JSON.stringify(line)}`);
+      // As h2load counts a window after its warm-up: the puts that start and end inside it, over its length.
+      const ms = Number(m[1]);
+      const lead = Number(m[2]);
+      const n0 = lat.length;
+      const e0 = errors;
+      const from = performance.now() + lead;
+      const cpu0 = process.cpuUsage();
+      await Promise.all(Array.from({ length: a.concurrency }, () => loop(from + ms, from, from + ms)));
+      const cpu = process.cpuUsage(cpu0);
+      secs += ms / 1000;
+      cpuUs += ((cpu.user + cpu.system) * ms) / (ms + lead);
+      emit('round', { puts: lat.length - n0, secs: ms / 1000, errors: errors - e0 } satisfies EtcdRound);
+    }
+  } else {
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    await Promise.all(Array.from({ length: a.concurrency }, () => loop(t0 + a.durationMs, t0, Infinity)));
+    secs = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    cpuUs = cpu.user + cpu.system;
+  }
   await c.delete().prefix(prefix).catch(() => {});
   await lease?.revoke().catch(() => {});
-  // etcd 3.4 keeps a bucket's write buffer at the size its largest transaction grew it to (the delete above: ~10,000
-  // keys in one revision) until a write transaction leaves that bucket alone, and then hands it to the read buffer,
-  // which keeps it while every 100 ms commit has writes. Every read transaction copies the read buffer whole (a
-  // create's compare is one): ~3 ms of etcd CPU per create through the whole next run. A write to the lease bucket
-  // alone drops it; the caller's wait for a quiet etcd (≥ 2 commits) does the rest.
+  // etcd 3.4 keeps a bucket's write buffer at the size its largest batch grew it to (the delete above: ~10,000 keys)
+  // while every 100 ms commit writes that bucket, and hands it to the read buffer, which every read transaction (a
+  // create's compare is one) copies whole: ~3 ms of etcd CPU per create through the next runs. A commit that writes
+  // only the lease bucket drops it from the write buffer, and the next commit from the read buffer. The grant must
+  // not share the delete's commit (it did when sent right after it), hence the pause; the caller's wait for a quiet
+  // etcd does the rest.
+  await new Promise((r) => setTimeout(r, 250));
   await c.lease(60, { autoKeepAlive: false }).grant().catch(() => {});
   c.close();
-  return { puts: lat.length, putsPerS: lat.length / secs, errors, latency: lat.summary(), clientCpuUs: lat.length ? (cpu.user + cpu.system) / lat.length : NaN };
+  return { puts: lat.length, putsPerS: lat.length / secs, errors, latency: lat.summary(), clientCpuUs: lat.length ? cpuUs / lat.length : NaN };
 }
 
 runMain(main);

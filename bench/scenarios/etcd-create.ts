@@ -14,12 +14,12 @@ import { startApiServer } from '../lib/apiserver.ts';
 import type { BenchConfig } from '../lib/config.ts';
 import { createPath, eventBody } from '../lib/event.ts';
 import { measureH2load } from '../lib/h2load.ts';
-import { alternateBalanced, measure, type Measured } from '../lib/measure.ts';
-import { cpuMsOf, runChild, waitQuiet } from '../lib/proc.ts';
+import { measure, type Measured } from '../lib/measure.ts';
+import { cpuMsOf, runChild, spawnChild, waitQuiet } from '../lib/proc.ts';
 import { newSection, type Section } from '../lib/report.ts';
-import { fmt, fmtSpread, judge, spread } from '../lib/stats.ts';
+import { Samples, fmt, fmtSpread, judge, spread } from '../lib/stats.ts';
 import { etcdVersion, type ToolStatus } from '../lib/tools.ts';
-import type { EtcdResult } from '../load/etcd-put.ts';
+import type { EtcdResult, EtcdRound } from '../load/etcd-put.ts';
 
 const C = 64;
 const NAMESPACE = 'bench-etcd-create';
@@ -42,9 +42,14 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
   const warmupMs = cfg.quick ? cfg.warmupMs : Math.max(cfg.warmupMs, WARMUP_MS);
   const runWarmupMs = cfg.quick ? 200 : RUN_WARMUP_MS;
   const withH2load = tools.h2load.ok;
+  // The judged pair's windows per arm, their length, and the ramp before each of ours (a new h2load connection; the
+  // Node client, used only when h2load is missing, is a new process each window and warms like a run).
+  const windows = cfg.quick ? 2 : 3;
+  const windowMs = cfg.quick ? 500 : 1_000;
+  const windowWarmupMs = !withH2load ? runWarmupMs : cfg.quick ? 200 : 300;
   const section = newSection(
     '14. Create through the etcd backend vs raw etcd puts',
-    `A server started with \`--storage-backend=etcd3\` on a single-member etcd from Debian (\`etcd-server\`, loopback, default flags plus an 8 GiB quota): closed-loop creates of ~700 B events at c=${C} over HTTP/2 on one connection, and closed-loop puts of the same event JSON into the same etcd through the \`etcd3\` npm client in a separate process, ${cfg.pairs} pairs in ABBA order of ${cfg.runMs / 1000} s runs, each run after ${runWarmupMs / 1000} s of unrecorded load (a new load process each time, its JIT cold) and the first pair after ${warmupMs / 1000} s on each arm (a create through etcd costs ~6× a create on SQLite in time, so the bench's usual 1 s would leave the server's JIT cold for the first pair). Our creates are driven twice in each pair, in alternating order: by h2load (C; \`metadata.generateName\`, a bearer token from \`--token-auth-file\` for a system:masters user, as the reference drove kube-apiserver with wrk) and by the bench's Node client (\`load/http-load.ts\`, the admin client certificate, a name per event). On two cores the load client's CPU is taken from the server and etcd: the Node client costs several times h2load's per request (column "load client CPU"), so **G14a is judged on the h2load arm**${withH2load ? '' : ' (h2load is missing in this run, so on the Node client arm)'}; the Node client arm's ratio is shown beside it. Ratio = our creates/s ÷ raw puts/s per pair. A create is one etcd transaction (create-if-absent, its put on a lease shared over the reuse window), so the raw put rate is its ceiling; the raw form of that transaction (same client, one lease for all) runs right after each raw put run and shows what etcd itself gives for it. etcd CPU per operation is etcd's CPU time (from /proc) over the run ÷ operations, warm-up included pro rata.`,
+    `A server started with \`--storage-backend=etcd3\` on a single-member etcd from Debian (\`etcd-server\`, loopback, default flags plus an 8 GiB quota): closed-loop creates of ~700 B events at c=${C} over HTTP/2 on one connection, and closed-loop puts of the same event JSON into the same etcd through the \`etcd3\` npm client in a separate process, ${cfg.pairs} pairs. **The judged pair** interleaves the two arms: ${windows} windows of ${windowMs / 1000} s each, in ABBA order (BAAB in odd pairs), each summed per arm, each window started on a quiet server and etcd. The machine's speed drifts in bursts of seconds (an idle single-thread loop here takes ~33 ms per slot, with runs at 45–63 ms), and with one run per arm a burst on one arm alone decided a pair's ratio. The raw client is one process per pair that stays up between its windows (its JIT warm, after ${runWarmupMs / 1000} s of unrecorded puts, ${warmupMs / 1000} s in the first pair); each of our windows is a new h2load connection after ${windowWarmupMs / 1000} s of unrecorded load, the first of the run after ${warmupMs / 1000} s (a create through etcd costs ~6× a create on SQLite in time, so the bench's usual 1 s would leave the server's JIT cold). Our creates are driven by h2load (C; \`metadata.generateName\`, a bearer token from \`--token-auth-file\` for a system:masters user, as the reference drove kube-apiserver with wrk), and, in one ${cfg.runMs / 1000} s run per pair after ${runWarmupMs / 1000} s of unrecorded load (a new process, its JIT cold), by the bench's Node client (\`load/http-load.ts\`, the admin client certificate, a name per event). On two cores the load client's CPU is taken from the server and etcd: the Node client costs several times h2load's per request (column "load client CPU"), so **G14a is judged on the h2load arm**${withH2load ? '' : ' (h2load is missing in this run, so on the Node client arm, each window a new process warmed like a run)'}; the Node client arm's ratio (its run ÷ the pair's raw put rate) is shown beside it. Ratio = our creates/s ÷ raw puts/s per pair. A create is one etcd transaction (create-if-absent, its put on a lease shared over the reuse window), so the raw put rate is its ceiling; the raw form of that transaction (same client, one lease for all) runs once per pair, in alternating order with the Node client's run, and shows what etcd itself gives for it. etcd CPU per operation is etcd's CPU time (from /proc) over the run or windows ÷ operations, our windows' warm-up included pro rata.`,
   );
   if (!tools.etcd.ok || !tools.etcd3Dir) {
     section.notes.push(`Not measured: ${[!tools.etcd.ok ? tools.etcd.note : '', !tools.etcd3Dir ? tools.etcd3Note : ''].filter(Boolean).join('; ')}.`);
@@ -71,7 +76,7 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
         const x = await runChild<EtcdResult>('load/etcd-put.ts', { endpoint: etcd.endpoint, etcd3Dir: tools.etcd3Dir, concurrency: C, durationMs: cfg.runMs, ...o }, cfg.runMs + 60_000);
         return { ...x, etcdCpuUs: x.puts ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (x.puts * (1 + o.warmupMs / cfg.runMs)) : NaN };
       };
-      const ourRun = async (client: 'node' | 'h2load', i: number, runWarmup: number): Promise<OurRun> => {
+      const ourRun = async (client: 'node' | 'h2load', tag: string, runWarmup: number, durationMs = cfg.runMs, okSamples?: Samples): Promise<OurRun> => {
         await quiet();
         const e0 = cpuMsOf(etcd.pid);
         const m =
@@ -80,40 +85,105 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
                 origin: server.origin,
                 path: createPath({ namespace: NAMESPACE, namePrefix: '' }, 0),
                 token,
-                body: eventBody({ namespace: NAMESPACE, namePrefix: '' }, 0).replace('"name":"0"', `"generateName":"e-h${i}-"`),
+                body: eventBody({ namespace: NAMESPACE, namePrefix: '' }, 0).replace('"name":"0"', `"generateName":"e-h${tag}-"`),
                 concurrency: C,
-                durationMs: cfg.runMs,
+                durationMs,
                 warmupMs: runWarmup,
+                ...(okSamples ? { okSamples } : {}),
               })
             : await measure(server.pid, {
                 origin: server.origin,
                 creds: server.creds,
                 transport: 'h2',
                 concurrency: C,
-                durationMs: cfg.runMs,
+                durationMs,
                 warmupMs: runWarmup,
                 method: 'POST',
-                event: { namespace: NAMESPACE, namePrefix: `e-r${i}-`, start: 0 },
+                event: { namespace: NAMESPACE, namePrefix: `e-r${tag}-`, start: 0 },
               });
-        return { ...m, etcdCpuUs: m.completed ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (m.completed * (1 + runWarmup / cfg.runMs)) : NaN };
+        return { ...m, etcdCpuUs: m.completed ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (m.completed * (1 + runWarmup / durationMs)) : NaN };
       };
-      const { b: raw } = await alternateBalanced<unknown>(
-        cfg.pairs,
-        async (i) => {
-          // The two clients alternate which goes first, so neither always runs right after the raw arm.
-          const order: ('node' | 'h2load')[] = !withH2load ? ['node'] : i % 2 === 0 ? ['h2load', 'node'] : ['node', 'h2load'];
-          for (const [j, client] of order.entries()) {
-            const m = await ourRun(client, i, i === 0 && j === 0 ? warmupMs : runWarmupMs);
-            (client === 'h2load' ? viaH2load : viaNode).push(m);
+      /**
+       * The judged pair: windows of our creates and of raw puts in alternation (ABBA), summed per arm. The machine's
+       * speed drifts by bursts of a few seconds (an idle single-thread loop here: ~33 ms per slot, and runs of 45–63
+       * ms), which in one run per arm decided the pair's ratio alone. The raw client stays up between its windows, its
+       * JIT warm; h2load is C and starts warm.
+       */
+      const judgedPair = async (i: number): Promise<{ ours: OurRun; raw: RawRun }> => {
+        await quiet();
+        const child = spawnChild('load/etcd-put.ts', { endpoint: etcd.endpoint, etcd3Dir: tools.etcd3Dir, concurrency: C, durationMs: 0, warmupMs: i === 0 ? warmupMs : runWarmupMs, run: `ec${C}r${i}`, rounds: true }, { label: 'load/etcd-put.ts (rounds)' });
+        try {
+          const budget = warmupMs + runWarmupMs + 60_000;
+          await child.waitFor('ready', budget);
+          const okSamples = new Samples();
+          const ours: OurRun[] = [];
+          const rounds: { round: EtcdRound; etcdMs: number }[] = [];
+          for (let k = 0; k < 2 * windows; k++) {
+            // ABBA over the windows, the other way round in odd pairs.
+            if ((((k + 1) >> 1) % 2 === 0) === (i % 2 === 0)) {
+              const first = i === 0 && ours.length === 0;
+              // Only the server's first window of the run warms it up long; later ones ramp a new connection.
+              ours.push(await ourRun(judgedClient, `${i}w${k}`, first ? warmupMs : windowWarmupMs, windowMs, okSamples));
+            } else {
+              await quiet();
+              const e0 = cpuMsOf(etcd.pid);
+              child.send(`run ${windowMs} ${windowWarmupMs}`);
+              const round = await child.waitFor<EtcdRound>('round', budget);
+              rounds.push({ round, etcdMs: cpuMsOf(etcd.pid) - e0 });
+            }
           }
-        },
-        async (i) => {
-          const put = await rawRun({ run: `ec${C}r${i}`, warmupMs: i === 0 ? warmupMs : runWarmupMs });
-          txns.push(await rawRun({ run: `etx${C}r${i}`, warmupMs: runWarmupMs, txn: true, lease: true }));
-          return put;
-        },
-      );
-      const r = raw as RawRun[];
+          child.send('end');
+          const res = await child.waitFor<EtcdResult>('result', budget);
+          const puts = rounds.reduce((s, x) => s + x.round.puts, 0);
+          const secs = rounds.reduce((s, x) => s + x.round.secs, 0);
+          const raw: RawRun = { ...res, puts, putsPerS: puts / secs, etcdCpuUs: puts ? (rounds.reduce((s, x) => s + x.etcdMs, 0) * 1000) / puts : NaN };
+          return { ours: combine(ours, okSamples), raw };
+        } finally {
+          child.kill();
+        }
+      };
+      const judgedClient: 'node' | 'h2load' = withH2load ? 'h2load' : 'node';
+      /** The windows of one arm as one run: totals, rates over the summed time, CPU weighted by answers. */
+      const combine = (runs: OurRun[], okSamples: Samples): OurRun => {
+        const sum = (f: (x: OurRun) => number) => runs.reduce((s, x) => s + f(x), 0);
+        const completed = sum((x) => x.completed);
+        const durationS = sum((x) => x.durationS);
+        const perAnswer = (f: (x: OurRun) => number) => (completed ? sum((x) => (x.completed ? f(x) * x.completed : 0)) / completed : NaN);
+        const status: Record<string, number> = {};
+        for (const x of runs) for (const [k, v] of Object.entries(x.status)) status[k] = (status[k] ?? 0) + v;
+        const firstError = runs.find((x) => x.firstError)?.firstError;
+        return {
+          sent: sum((x) => x.sent),
+          completed,
+          errors: sum((x) => x.errors),
+          ...(firstError ? { firstError } : {}),
+          durationS,
+          okPerS: sum((x) => x.okPerS * x.durationS) / durationS,
+          answersPerS: completed / durationS,
+          notSent: sum((x) => x.notSent),
+          status,
+          retryAfter429: sum((x) => x.retryAfter429),
+          // h2load hands every latency over; the Node client (only without h2load) gives summaries: its longest window's.
+          lat2xx: okSamples.length ? okSamples.summary() : runs.reduce((a, b) => (b.completed > a.completed ? b : a)).lat2xx,
+          lat429: runs[0]!.lat429,
+          serverCpuUs: perAnswer((x) => x.serverCpuUs),
+          serverCpu: sum((x) => x.serverCpu * x.durationS) / durationS,
+          clientCpuUs: perAnswer((x) => x.clientCpuUs),
+          etcdCpuUs: perAnswer((x) => x.etcdCpuUs),
+        };
+      };
+      const raw: RawRun[] = [];
+      for (let i = 0; i < cfg.pairs; i++) {
+        const p = await judgedPair(i);
+        raw.push(p.raw);
+        (withH2load ? viaH2load : viaNode).push(p.ours);
+        // The other arms, one run each, in alternating order: the Node client's creates (beside the judged h2load
+        // arm) and the raw transaction (what etcd gives for a create's request).
+        const others: (() => Promise<void>)[] = [async () => void txns.push(await rawRun({ run: `etx${C}r${i}`, warmupMs: runWarmupMs, txn: true, lease: true }))];
+        if (withH2load) others.push(async () => void viaNode.push(await ourRun('node', String(i), runWarmupMs)));
+        for (const run of i % 2 === 0 ? others : others.reverse()) await run();
+      }
+      const r = raw;
       const judged = withH2load ? viaH2load : viaNode;
       const arms: { label: string; runs: OurRun[] }[] = [
         ...(withH2load ? [{ label: 'h2load (C), bearer token, generateName', runs: viaH2load }] : []),
@@ -167,7 +237,7 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
         ],
       });
       section.notes.push(
-        `${etcdVersion() ?? 'etcd'}; ${tools.etcd3Note}; ${tools.h2load.note}. Per-pair ratios: ${arms.map((arm) => `${arm.label.split(' ')[0]} ${ratiosOf(arm.runs).map((x) => fmt(x)).join(', ')}`).join('; ')}; raw txn ÷ raw put: ${txnRatios.map((x) => fmt(x)).join(', ')}.`,
+        `${etcdVersion() ?? 'etcd'}; ${tools.etcd3Note}; ${tools.h2load.note}. Per-pair ratios: ${arms.map((arm) => `${arm.label.split(' ')[0]} ${ratiosOf(arm.runs).map((x) => fmt(x)).join(', ')}`).join('; ')}; raw txn ÷ raw put: ${txnRatios.map((x) => fmt(x)).join(', ')}; etcd CPU µs per our create (judged arm): ${judged.map((x) => fmt(x.etcdCpuUs)).join(', ')}; our server CPU µs per create (judged arm): ${judged.map((x) => fmt(x.serverCpuUs)).join(', ')}.`,
       );
       log(`  etcd create c=${C}: ours ${arms.map((arm) => `${med(arm.runs.map((x) => x.okPerS))}/s (${arm.label.split(' ')[0]})`).join(', ')}, raw ${med(r.map((x) => x.putsPerS))} puts/s, raw txn ${med(txns.map((x) => x.putsPerS))}/s`);
     } finally {
