@@ -129,7 +129,8 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
               const e0 = cpuMsOf(etcd.pid);
               child.send(`run ${windowMs} ${windowWarmupMs}`);
               const round = await child.waitFor<EtcdRound>('round', budget);
-              rounds.push({ round, etcdMs: cpuMsOf(etcd.pid) - e0 });
+              // etcd's CPU over the window alone: its lead-in's share taken out pro rata, as for our windows.
+              rounds.push({ round, etcdMs: ((cpuMsOf(etcd.pid) - e0) * windowMs) / (windowMs + windowWarmupMs) });
             }
           }
           child.send('end');
