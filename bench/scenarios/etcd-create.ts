@@ -214,7 +214,7 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
         ]),
       });
       section.tables.push({
-        caption: `What etcd gives for what a create asks of it: the raw create-if-absent transaction with a lease (same client, run after each raw put run), and CPU per operation. min / **median** / max over the pairs.`,
+        caption: `What etcd gives for what a create asks of it: the raw create-if-absent transaction with a lease (same client, one run per pair), and CPU per operation. min / **median** / max over the pairs.`,
         head: ['c', 'raw txn creates/s', 'raw txn p99 ms', 'raw txn ÷ raw put', 'ours ÷ raw txn (judged arm)', 'etcd CPU µs/op: put → txn → our create (judged arm)', 'our server CPU µs/create: h2load / Node client arm'],
         rows: [
           [
