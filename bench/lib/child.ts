@@ -2,6 +2,7 @@
  * The child side of the bench's process protocol: arguments arrive as JSON in BENCH_ARGS (no argv length
  * limits), and the child reports with `@@<tag> <json>` lines on stdout, which the parent (lib/proc.ts) parses.
  */
+import { createInterface } from 'node:readline';
 
 /** The JSON arguments the parent passed. */
 export function childArgs<T>(): T {
@@ -50,7 +51,6 @@ export function nowMs(): number {
 }
 
 /** The parent's commands on stdin, one line each, until stdin ends (for children that run several rounds). */
-export async function* stdinLines(): AsyncGenerator<string> {
-  const { createInterface } = await import('node:readline');
-  yield* createInterface({ input: process.stdin, crlfDelay: Infinity });
+export function stdinLines(): AsyncIterable<string> {
+  return createInterface({ input: process.stdin, crlfDelay: Infinity });
 }

@@ -103,6 +103,36 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
               });
         return { ...m, etcdCpuUs: m.completed ? ((cpuMsOf(etcd.pid) - e0) * 1000) / (m.completed * (1 + runWarmup / durationMs)) : NaN };
       };
+      const judgedClient: 'node' | 'h2load' = withH2load ? 'h2load' : 'node';
+      /** The windows of one arm as one run: totals, rates over the summed time, CPU weighted by answers. */
+      const combine = (runs: OurRun[], okSamples: Samples): OurRun => {
+        const sum = (f: (x: OurRun) => number) => runs.reduce((s, x) => s + f(x), 0);
+        const completed = sum((x) => x.completed);
+        const durationS = sum((x) => x.durationS);
+        const perAnswer = (f: (x: OurRun) => number) => (completed ? sum((x) => (x.completed ? f(x) * x.completed : 0)) / completed : NaN);
+        const status: Record<string, number> = {};
+        for (const x of runs) for (const [k, v] of Object.entries(x.status)) status[k] = (status[k] ?? 0) + v;
+        const firstError = runs.find((x) => x.firstError)?.firstError;
+        return {
+          sent: sum((x) => x.sent),
+          completed,
+          errors: sum((x) => x.errors),
+          ...(firstError ? { firstError } : {}),
+          durationS,
+          okPerS: sum((x) => x.okPerS * x.durationS) / durationS,
+          answersPerS: completed / durationS,
+          notSent: sum((x) => x.notSent),
+          status,
+          retryAfter429: sum((x) => x.retryAfter429),
+          // h2load hands every latency over; the Node client (only without h2load) gives summaries: its longest window's.
+          lat2xx: okSamples.length ? okSamples.summary() : runs.reduce((a, b) => (b.completed > a.completed ? b : a)).lat2xx,
+          lat429: runs[0]!.lat429,
+          serverCpuUs: perAnswer((x) => x.serverCpuUs),
+          serverCpu: sum((x) => x.serverCpu * x.durationS) / durationS,
+          clientCpuUs: perAnswer((x) => x.clientCpuUs),
+          etcdCpuUs: perAnswer((x) => x.etcdCpuUs),
+        };
+      };
       /**
        * The judged pair: windows of our creates and of raw puts in alternation (ABBA), summed per arm. The machine's
        * speed drifts by bursts of a few seconds (an idle single-thread loop here: ~33 ms per slot, and runs of 45–63
@@ -142,36 +172,6 @@ export async function runEtcdCreate(cfg: BenchConfig, tools: { etcd: ToolStatus;
         } finally {
           child.kill();
         }
-      };
-      const judgedClient: 'node' | 'h2load' = withH2load ? 'h2load' : 'node';
-      /** The windows of one arm as one run: totals, rates over the summed time, CPU weighted by answers. */
-      const combine = (runs: OurRun[], okSamples: Samples): OurRun => {
-        const sum = (f: (x: OurRun) => number) => runs.reduce((s, x) => s + f(x), 0);
-        const completed = sum((x) => x.completed);
-        const durationS = sum((x) => x.durationS);
-        const perAnswer = (f: (x: OurRun) => number) => (completed ? sum((x) => (x.completed ? f(x) * x.completed : 0)) / completed : NaN);
-        const status: Record<string, number> = {};
-        for (const x of runs) for (const [k, v] of Object.entries(x.status)) status[k] = (status[k] ?? 0) + v;
-        const firstError = runs.find((x) => x.firstError)?.firstError;
-        return {
-          sent: sum((x) => x.sent),
-          completed,
-          errors: sum((x) => x.errors),
-          ...(firstError ? { firstError } : {}),
-          durationS,
-          okPerS: sum((x) => x.okPerS * x.durationS) / durationS,
-          answersPerS: completed / durationS,
-          notSent: sum((x) => x.notSent),
-          status,
-          retryAfter429: sum((x) => x.retryAfter429),
-          // h2load hands every latency over; the Node client (only without h2load) gives summaries: its longest window's.
-          lat2xx: okSamples.length ? okSamples.summary() : runs.reduce((a, b) => (b.completed > a.completed ? b : a)).lat2xx,
-          lat429: runs[0]!.lat429,
-          serverCpuUs: perAnswer((x) => x.serverCpuUs),
-          serverCpu: sum((x) => x.serverCpu * x.durationS) / durationS,
-          clientCpuUs: perAnswer((x) => x.clientCpuUs),
-          etcdCpuUs: perAnswer((x) => x.etcdCpuUs),
-        };
       };
       const raw: RawRun[] = [];
       for (let i = 0; i < cfg.pairs; i++) {

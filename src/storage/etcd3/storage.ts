@@ -417,8 +417,7 @@ export class EtcdStorage implements Storage {
   }
 
   #stamp(key: string, object: KubeObject, plain: Buffer, rv: number, ttlSeconds: number | undefined, own: OwnWrite | undefined): StoredObject {
-    // Its event may have come first and served these very bytes already (WatchHub's #deliver).
-    const value = own !== undefined && own.sent === undefined && own.rv === rv ? own.value : this.#codec.setResourceVersion(plain, rv);
+    const value = this.#hub.servedOwnWrite(own, rv) ?? this.#codec.setResourceVersion(plain, rv);
     object.metadata.resourceVersion = String(rv);
     this.#hub.noteOwnWrite(key, rv, value, object, own);
     // This storage's writes move the revision for every other prefix's watch: let them know soon.

@@ -187,6 +187,11 @@ export class WatchHub {
     return own;
   }
 
+  /** The bytes a watcher already served for `own` at `rv` (its event came before the answer), if it did. */
+  servedOwnWrite(own: OwnWrite | undefined, rv: number): Buffer | undefined {
+    return own !== undefined && own.sent === undefined && own.rv === rv ? own.value : undefined;
+  }
+
   forgetOwnWrite(key: string, own: OwnWrite | undefined): void {
     if (own && this.#own.get(key) === own) this.#own.delete(key);
   }
